@@ -1,0 +1,71 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import { Authenticator } from './auth/authenticator'
+import { CredentialHasher } from './auth/credentials'
+import { CredentialIssuer } from './auth/issuer'
+import { gatewayRoutes } from './gateway/routes'
+import { authz } from './http/authz'
+import { errorMapper } from './http/error-mapper'
+import type { Logger } from './log'
+import { authRoutes } from './modules/auth/routes'
+import { AuthService } from './modules/auth/service'
+import { healthRoutes } from './modules/health/routes'
+import { type HealthProbe, HealthService } from './modules/health/service'
+import { MembersService } from './modules/members/service'
+import { organizationRoutes } from './modules/organization/routes'
+import { OrganizationService } from './modules/organization/service'
+import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
+import type { Store } from './store/store'
+import { VERSION } from './version'
+
+export interface AppDeps {
+  store: Store
+  serverSecret: string
+  log: Logger
+  probes: readonly HealthProbe[]
+  now?: () => number
+}
+
+/** The services, built once from the dependencies; the CLI uses them without the HTTP app. */
+export function createServices(deps: AppDeps) {
+  const hasher = new CredentialHasher(deps.serverSecret)
+  const issuer = new CredentialIssuer(hasher, deps.now)
+  const authenticator = new Authenticator({ store: deps.store, hasher, now: deps.now })
+  return {
+    authenticator,
+    auth: new AuthService(deps.store, issuer, authenticator),
+    organizations: new OrganizationService(deps.store, issuer),
+    members: new MembersService(deps.store, issuer),
+    health: new HealthService(deps.probes),
+  }
+}
+
+export type Services = ReturnType<typeof createServices>
+
+/** The composition root: every route of gw, wired to its services. No module-level singletons. */
+export function createApp(deps: AppDeps) {
+  const services = createServices(deps)
+  const gate = authz(services.authenticator)
+  const implemented = new Elysia({ name: 'implemented' })
+    .use(healthRoutes(services.health))
+    .use(authRoutes(gate, services.auth))
+    .use(organizationRoutes(gate, services.organizations))
+    .use(gatewayRoutes(gate))
+  checkAgainstCatalogue(implemented.routes)
+  return new Elysia()
+    .use(errorMapper(deps.log))
+    .use(
+      openapi({
+        path: '/openapi',
+        specPath: '/openapi/json',
+        documentation: {
+          info: { title: 'gw', version: VERSION, description: 'Model gateway and management API' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        },
+      }),
+    )
+    .use(implemented)
+    .use(catalogueStubs(gate, implemented.routes))
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,142 @@
+import { unauthorized } from '../errors'
+import type { Organization } from '../store/repositories/organizations'
+import type { Store } from '../store/store'
+import { TtlCache } from '../util/ttl-cache'
+import { type CredentialHasher, type ParsedCredential, parseCredential } from './credentials'
+import {
+  BUILT_IN_ROLE_PERMISSIONS,
+  customRolePermissions,
+  isBuiltInRole,
+  MEMBER_PERMISSIONS,
+  type Permission,
+} from './permissions'
+import type { Principal } from './principal'
+
+/**
+ * Headers that older clients of vendor gateways send instead of `Authorization`. They are never
+ * accepted (spec 5.1 rule 4, 9); seeing one only changes the 401 message so the caller knows why.
+ */
+const LEGACY_AUTH_HEADERS = ['gw-auth', 'x-api-key', 'api-key', 'x-gw-api-key'] as const
+
+/**
+ * A verified credential is cached this long. Short enough that a revocation, a role change or a tier
+ * change is seen within a second everywhere, long enough that steady traffic costs no database read.
+ */
+const CACHE_TTL_MS = 1_000
+const CACHE_MAX_ENTRIES = 10_000
+
+export interface AuthenticatorDeps {
+  store: Store
+  hasher: CredentialHasher
+  now?: () => number
+}
+
+/** API keys carry no role: Member permissions, narrowed by the key's scopes (spec 5.3 rules 1 and 2). */
+export function apiKeyPermissions(scopes: readonly string[]): Set<Permission> {
+  if (scopes.length === 0) return new Set(MEMBER_PERMISSIONS)
+  const narrowed = new Set<Permission>(['org.read'])
+  for (const p of MEMBER_PERMISSIONS) if (scopes.includes(p)) narrowed.add(p)
+  return narrowed
+}
+
+export class Authenticator {
+  private readonly cache: TtlCache<string, Principal>
+  private readonly now: () => number
+
+  constructor(private readonly deps: AuthenticatorDeps) {
+    this.now = deps.now ?? Date.now
+    this.cache = new TtlCache(CACHE_MAX_ENTRIES, CACHE_TTL_MS, this.now)
+  }
+
+  /** Resolves the request's credential to a principal, or throws a 401 that says what is wrong. */
+  async authenticate(headers: Headers): Promise<Principal> {
+    const header = headers.get('authorization')
+    if (header === null) {
+      const legacy = LEGACY_AUTH_HEADERS.find((name) => headers.has(name))
+      throw unauthorized(
+        legacy
+          ? `the ${legacy} header is not accepted; send the key as "Authorization: Bearer <API_KEY>"`
+          : 'missing Authorization header; send "Authorization: Bearer <API_KEY>"',
+      )
+    }
+    const [scheme, token, ...rest] = header.trim().split(/\s+/)
+    if (scheme?.toLowerCase() !== 'bearer' || token === undefined || rest.length > 0) {
+      throw unauthorized('the Authorization header must be "Bearer <API_KEY>"')
+    }
+    const credential = parseCredential(token)
+    if (!credential) throw unauthorized('the bearer token is not a gw API key (gw-sk-...) or session (gw-ses-...)')
+
+    // The cache is keyed by the whole token: a cached principal is only ever found by its own secret.
+    const cached = this.cache.get(token)
+    if (cached) return cached
+    const principal =
+      credential.kind === 'api_key' ? await this.apiKeyPrincipal(credential) : await this.sessionPrincipal(credential)
+    this.cache.set(token, principal)
+    return principal
+  }
+
+  /** Forget every cached principal, e.g. after a revocation on this instance. */
+  forget(token: string): void {
+    this.cache.delete(token)
+  }
+
+  private invalid(): never {
+    // One message for unknown, revoked, expired and wrong-secret alike: which one it was is not the caller's business.
+    throw unauthorized('the credential is unknown, revoked or expired')
+  }
+
+  private async organization(orgId: string): Promise<Organization> {
+    const org = await this.deps.store.organizations.get(orgId)
+    return org ?? this.invalid()
+  }
+
+  private isLive(record: { revokedAt: Date | null; expiresAt: Date | null }): boolean {
+    const now = this.now()
+    return record.revokedAt === null && (record.expiresAt === null || record.expiresAt.getTime() > now)
+  }
+
+  private async apiKeyPrincipal(credential: ParsedCredential): Promise<Principal> {
+    const key = await this.deps.store.apiKeys.get(credential.id)
+    if (!key || !this.deps.hasher.matches(credential, key.secretHash) || !this.isLive(key)) this.invalid()
+    const org = await this.organization(key.orgId)
+    return {
+      kind: 'api_key',
+      orgId: org.id,
+      tier: org.tier,
+      actorId: key.id,
+      apiKeyId: key.id,
+      scopes: key.scopes,
+      permissions: apiKeyPermissions(key.scopes),
+    }
+  }
+
+  private async sessionPrincipal(credential: ParsedCredential): Promise<Principal> {
+    const { store, hasher } = this.deps
+    const session = await store.sessions.get(credential.id)
+    if (!session || !hasher.matches(credential, session.secretHash) || !this.isLive(session)) this.invalid()
+    const [org, membership] = await Promise.all([
+      this.organization(session.orgId),
+      store.memberships.get(session.orgId, session.userId),
+    ])
+    // A session outlives nothing: without a membership in its organisation it is worth nothing.
+    if (!membership) this.invalid()
+    return {
+      kind: 'session',
+      orgId: org.id,
+      tier: org.tier,
+      actorId: session.userId,
+      userId: session.userId,
+      sessionId: session.id,
+      role: membership.role,
+      permissions: await this.rolePermissions(org.id, membership.role),
+    }
+  }
+
+  private async rolePermissions(orgId: string, role: string): Promise<Set<Permission>> {
+    if (isBuiltInRole(role)) return new Set(BUILT_IN_ROLE_PERMISSIONS[role])
+    const custom = await this.deps.store.roles.get(orgId, role)
+    // An archived or vanished custom role falls back to Member (issue 6 builds on this).
+    if (!custom || custom.archivedAt !== null) return new Set(MEMBER_PERMISSIONS)
+    return new Set(customRolePermissions(custom.permissions))
+  }
+}

@@ -1,0 +1,61 @@
+import type { Repositories } from '../store/store'
+import type { CredentialHasher } from './credentials'
+
+const SESSION_LIFETIME_MS = 14 * 24 * 3600 * 1000
+
+export interface IssuedSession {
+  sessionId: string
+  sessionToken: string
+  expiresAt: Date
+}
+
+export interface IssuedApiKey {
+  apiKeyId: string
+  apiKey: string
+  prefix: string
+}
+
+/** Creates credentials; the token is returned to be shown once and only its HMAC is stored. */
+export class CredentialIssuer {
+  constructor(
+    private readonly hasher: CredentialHasher,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async session(repos: Pick<Repositories, 'sessions'>, userId: string, orgId: string): Promise<IssuedSession> {
+    const issued = this.hasher.issue('session')
+    const createdAt = new Date(this.now())
+    const expiresAt = new Date(createdAt.getTime() + SESSION_LIFETIME_MS)
+    await repos.sessions.create({
+      id: issued.id,
+      userId,
+      orgId,
+      secretHash: issued.secretHash,
+      createdAt,
+      expiresAt,
+      revokedAt: null,
+    })
+    return { sessionId: issued.id, sessionToken: issued.token, expiresAt }
+  }
+
+  async apiKey(
+    repos: Pick<Repositories, 'apiKeys'>,
+    key: { orgId: string; name: string; scopes: string[]; createdByUserId: string | null; expiresAt?: Date | null },
+  ): Promise<IssuedApiKey> {
+    const issued = this.hasher.issue('api_key')
+    await repos.apiKeys.create({
+      id: issued.id,
+      orgId: key.orgId,
+      name: key.name,
+      prefix: issued.displayPrefix,
+      secretHash: issued.secretHash,
+      scopes: key.scopes,
+      createdByUserId: key.createdByUserId,
+      createdAt: new Date(this.now()),
+      expiresAt: key.expiresAt ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+    })
+    return { apiKeyId: issued.id, apiKey: issued.token, prefix: issued.displayPrefix }
+  }
+}

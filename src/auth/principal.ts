@@ -1,0 +1,21 @@
+import type { Tier } from '../store/repositories/organizations'
+import type { Permission } from './permissions'
+
+/** Who is calling, resolved from the bearer credential; everything after authentication reads this. */
+export interface Principal {
+  kind: 'api_key' | 'session'
+  orgId: string
+  tier: Tier
+  /** The API key id or the user id: what the audit log names as the actor. */
+  actorId: string
+  userId?: string
+  apiKeyId?: string
+  sessionId?: string
+  /** For sessions: `owner`, `admin`, `member` or a custom role id. */
+  role?: string
+  /** For API keys: the scopes set on the key (an empty list means every Member permission). */
+  scopes?: readonly string[]
+  permissions: ReadonlySet<Permission>
+}
+
+export const can = (principal: Principal, permission: Permission): boolean => principal.permissions.has(permission)

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * The server secret keys every credential hash (and later the vault). From `GW_SECRET` when set;
+ * otherwise generated once into `<dataDir>/secret` with mode 0600 and read from there afterwards.
+ */
+export function loadServerSecret(configured: string | undefined, dataDir: string): string {
+  if (configured !== undefined) return configured
+  const path = join(dataDir, 'secret')
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true })
+    try {
+      // `wx`: never overwrite a secret another process wrote a moment ago; every hash depends on it.
+      writeFileSync(path, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' })
+      chmodSync(path, 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+  const stored = readFileSync(path, 'utf8').trim()
+  if (stored.length < 32) throw new Error(`${path} holds a secret shorter than 32 characters`)
+  return stored
+}

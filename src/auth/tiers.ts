@@ -1,0 +1,16 @@
+import { ApiError } from '../errors'
+import type { Tier } from '../store/repositories/organizations'
+
+const RANK: Record<Tier, number> = { free: 0, pro: 1, growth: 2, enterprise: 3 }
+
+export const tierAtLeast = (tier: Tier, needed: Tier): boolean => RANK[tier] >= RANK[needed]
+
+/** The one tier gate: 403 `tier_required`, naming the tier needed and the one the organisation has. */
+export function requireTier(tier: Tier, needed: Tier, feature: string): void {
+  if (!tierAtLeast(tier, needed)) {
+    throw new ApiError('tier_required', `${feature} needs the ${needed} tier or higher; this organization is on ${tier}`, {
+      requiredTier: needed,
+      currentTier: tier,
+    })
+  }
+}

@@ -1,0 +1,142 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+/**
+ * The environment table of DESIGN.md section 4. Each variable is validated on its own so that a bad
+ * value stops start-up with one line that names the variable and what it accepts.
+ */
+const PORT = Type.String({ pattern: '^[0-9]{1,5}$' })
+const URL_OF = (schemes: string) => Type.String({ pattern: `^(${schemes})://.+` })
+const SECONDS = Type.String({ pattern: '^[1-9][0-9]{0,8}$' })
+
+interface Variable {
+  schema: TSchema
+  allowed: string
+  fallback?: string
+}
+
+const VARIABLES = {
+  GW_HOST: { schema: Type.String({ minLength: 1 }), allowed: 'a host name or IP address', fallback: '127.0.0.1' },
+  GW_PORT: { schema: PORT, allowed: 'an integer port from 0 to 65535', fallback: '8787' },
+  GW_DATA_DIR: { schema: Type.String({ minLength: 1 }), allowed: 'a directory path', fallback: './gw-data' },
+  GW_DATABASE_URL: {
+    schema: Type.String({ pattern: '^(postgres|postgresql)://.+|^sqlite:.+' }),
+    allowed: 'postgres://... or postgresql://... or sqlite:<file path> (default: gw.db in GW_DATA_DIR)',
+  },
+  GW_REDIS_URL: { schema: URL_OF('redis|rediss'), allowed: 'redis://... or rediss://...' },
+  GW_CLICKHOUSE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
+  GW_SECRET: {
+    schema: Type.String({ minLength: 32 }),
+    allowed: 'at least 32 characters (default: generated into GW_DATA_DIR/secret)',
+  },
+  GW_META_TTL_SECONDS: { schema: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
+  GW_GLOBAL_RATE_LIMIT: {
+    schema: Type.String({ pattern: '^[1-9][0-9]*/[1-9][0-9]*$' }),
+    allowed: '<requests>/<seconds>, both positive integers, e.g. 1000/60',
+    fallback: '1000/60',
+  },
+  GW_LOG_LEVEL: {
+    schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+    allowed: 'debug, info, warn or error',
+    fallback: 'info',
+  },
+  OPENAI_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
+  OPENAI_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
+  ANTHROPIC_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
+  ANTHROPIC_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
+} satisfies Record<string, Variable>
+
+export type VariableName = keyof typeof VARIABLES
+export const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[]
+
+export type LogLevel = Static<(typeof VARIABLES)['GW_LOG_LEVEL']['schema']>
+
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
+  redisUrl?: string
+  clickhouseUrl?: string
+  /** Absent means: generate one into the data directory (see server-secret.ts). */
+  secret?: string
+  metaTtlSeconds: number
+  globalRateLimit: { requests: number; windowSeconds: number }
+  logLevel: LogLevel
+  providers: {
+    openai: { apiKey?: string; baseUrl: string }
+    anthropic: { apiKey?: string; baseUrl: string }
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: VariableName,
+    readonly value: string,
+    readonly allowed: string,
+  ) {
+    super(`${variable}=${JSON.stringify(value)} is not valid; allowed: ${allowed}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function read(env: Env, name: VariableName): string | undefined {
+  const variable: Variable = VARIABLES[name]
+  const raw = env[name]
+  // An empty value is treated as unset: that is what `GW_REDIS_URL= gw serve` means to an operator.
+  const value = raw === undefined || raw === '' ? variable.fallback : raw
+  if (value === undefined) return undefined
+  if (!Value.Check(variable.schema, value)) throw new ConfigError(name, value, variable.allowed)
+  return value
+}
+
+function required(env: Env, name: VariableName): string {
+  const value = read(env, name)
+  if (value === undefined) throw new Error(`${name} has no fallback`)
+  return value
+}
+
+/** Parses the environment; throws ConfigError on the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = Number(required(env, 'GW_PORT'))
+  if (port > 65535) throw new ConfigError('GW_PORT', String(port), VARIABLES.GW_PORT.allowed)
+  const dataDir = required(env, 'GW_DATA_DIR')
+  const databaseUrl = read(env, 'GW_DATABASE_URL')
+  const [requests, windowSeconds] = required(env, 'GW_GLOBAL_RATE_LIMIT').split('/').map(Number) as [number, number]
+  return {
+    host: required(env, 'GW_HOST'),
+    port,
+    dataDir,
+    database:
+      databaseUrl === undefined
+        ? { kind: 'sqlite', path: `${dataDir}/gw.db` }
+        : databaseUrl.startsWith('sqlite:')
+          ? { kind: 'sqlite', path: databaseUrl.slice('sqlite:'.length) }
+          : { kind: 'postgres', url: databaseUrl },
+    redisUrl: read(env, 'GW_REDIS_URL'),
+    clickhouseUrl: read(env, 'GW_CLICKHOUSE_URL'),
+    secret: read(env, 'GW_SECRET'),
+    metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
+    globalRateLimit: { requests, windowSeconds },
+    logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
+    providers: {
+      openai: {
+        apiKey: read(env, 'OPENAI_API_KEY'),
+        baseUrl: read(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1',
+      },
+      anthropic: {
+        apiKey: read(env, 'ANTHROPIC_API_KEY'),
+        baseUrl: read(env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com',
+      },
+    },
+  }
+}
+
+/** The rows of the README's environment table, so docs and code cannot drift apart. */
+export const describeVariables = (): Array<{ name: VariableName; allowed: string; fallback?: string }> =>
+  VARIABLE_NAMES.map((name) => {
+    const variable: Variable = VARIABLES[name]
+    return { name, allowed: variable.allowed, fallback: variable.fallback }
+  })

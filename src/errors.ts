@@ -1,0 +1,48 @@
+/**
+ * The one error type of our own code. Services throw it; `http/error-mapper.ts` turns it into the
+ * response body of the route's family (management envelope, OpenAI or Anthropic error object).
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'validation_failed'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'tier_required'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'not_implemented'
+  | 'internal_error'
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  tier_required: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  not_implemented: 501,
+  internal_error: 500,
+}
+
+export class ApiError extends Error {
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = STATUS[code]
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError('bad_request', message, details)
+export const unauthorized = (message: string) => new ApiError('unauthorized', message)
+export const forbidden = (message: string) => new ApiError('forbidden', message)
+export const notFound = (what: string) => new ApiError('not_found', `${what} not found`)
+export const conflict = (message: string) => new ApiError('conflict', message)

@@ -1,0 +1,28 @@
+import type { LogLevel } from './config'
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+
+export type Fields = Record<string, string | number | boolean | null | undefined>
+
+export interface Logger {
+  debug(message: string, fields?: Fields): void
+  info(message: string, fields?: Fields): void
+  warn(message: string, fields?: Fields): void
+  error(message: string, fields?: Fields): void
+}
+
+/**
+ * One JSON object per line on stderr (stdout belongs to the CLI's JSON answers). Callers pass
+ * fields, never a credential: a key appears in a log line only as its display prefix.
+ */
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  const at =
+    (lineLevel: LogLevel) =>
+    (message: string, fields: Fields = {}): void => {
+      if (ORDER[lineLevel] < ORDER[level]) return
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: lineLevel, message, ...fields })}\n`)
+    }
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bun
+/**
+ * The `gw` command line; the only file that reads argv. Commands that create something print one JSON
+ * line on stdout; diagnostics go to stderr; a bad invocation or configuration exits with status 2.
+ */
+import { parseArgs } from 'node:util'
+import { createApp, createServices } from './app'
+import { MIN_PASSWORD_LENGTH } from './auth/passwords'
+import { ConfigError, loadConfig } from './config'
+import { ApiError } from './errors'
+import { openRuntime, type Runtime } from './runtime'
+import { TIERS, type Tier } from './store/repositories/organizations'
+import { VERSION } from './version'
+
+const HELP = `gw ${VERSION}: model gateway and management API
+
+Usage:
+  gw serve                       start the server (applies migrations first)
+  gw migrate                     apply database migrations and exit
+  gw bootstrap --org NAME --email EMAIL [--tier free|pro|growth|enterprise] [--password-stdin]
+                                 create an organization with its owner; prints
+                                 {"orgId","userId","apiKey","sessionToken"}
+  gw member add --org ORG_ID --email EMAIL --role owner|admin|member|<customRoleId> [--password-stdin]
+                                 add a member; prints {"userId","sessionToken"}
+  gw --version | --help
+
+--password-stdin reads the person's login password from standard input (at least ${MIN_PASSWORD_LENGTH} characters).
+Configuration comes from the environment; see the README for the table of variables.`
+
+class UsageError extends Error {}
+
+const fail = (message: string, code = 2): never => {
+  process.stderr.write(`gw: ${message}\n`)
+  process.exit(code)
+}
+
+async function readPassword(wanted: boolean | undefined): Promise<string | undefined> {
+  if (!wanted) return undefined
+  const password = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, '')
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new UsageError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`)
+  return password
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`)
+  return value
+}
+
+async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<void> {
+  const runtime = await openRuntime(loadConfig(), { migrate: true })
+  try {
+    await work(runtime)
+  } finally {
+    await runtime.close()
+  }
+}
+
+async function serve(): Promise<void> {
+  const runtime = await openRuntime(loadConfig(), { migrate: true })
+  const { config, log } = runtime
+  const app = createApp({ store: runtime.store, serverSecret: runtime.serverSecret, log, probes: runtime.probes })
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch })
+  log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutting down', { signal })
+    // Finish the requests in flight, then close what they write to.
+    await server.stop(false)
+    await runtime.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      org: { type: 'string' },
+      email: { type: 'string' },
+      tier: { type: 'string' },
+      role: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+    },
+  })
+  const command = positionals.join(' ')
+  if (values.version) return void console.log(VERSION)
+  if (values.help || command === '' || command === 'help') return void console.log(HELP)
+
+  switch (command) {
+    case 'serve':
+      return serve()
+    case 'migrate':
+      return withRuntime(async ({ db }) => {
+        console.log(JSON.stringify({ dialect: db.dialect, migrations: db.migrations.map((m) => m.tag) }))
+      })
+    case 'bootstrap': {
+      const tier = values.tier ?? 'free'
+      if (!(TIERS as readonly string[]).includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`)
+      const input = { orgName: need(values.org, '--org'), email: need(values.email, '--email'), tier: tier as Tier }
+      const password = await readPassword(values['password-stdin'])
+      return withRuntime(async (runtime) => {
+        const result = await createServices({ ...runtime, probes: [] }).organizations.bootstrap({ ...input, password })
+        console.log(JSON.stringify(result))
+      })
+    }
+    case 'member add': {
+      const input = { orgId: need(values.org, '--org'), email: need(values.email, '--email'), role: need(values.role, '--role') }
+      const password = await readPassword(values['password-stdin'])
+      return withRuntime(async (runtime) => {
+        console.log(JSON.stringify(await createServices({ ...runtime, probes: [] }).members.add({ ...input, password })))
+      })
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"; see gw --help`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) fail(`configuration: ${error.message}`)
+  if (error instanceof UsageError) fail(error.message)
+  if (error instanceof ApiError) fail(error.message, 1)
+  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) fail(error.message)
+  fail(error instanceof Error ? error.message : String(error), 1)
+})

@@ -1,0 +1,17 @@
+import { t } from 'elysia'
+
+export const LoginBody = t.Object({
+  email: t.String({ format: 'email', maxLength: 320 }),
+  password: t.String({ minLength: 1, maxLength: 1024 }),
+  orgId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+})
+
+export const LoginResult = t.Object({
+  data: t.Object({
+    sessionToken: t.String(),
+    expiresAt: t.String({ format: 'date-time' }),
+    userId: t.String(),
+    orgId: t.String(),
+  }),
+  error: t.Null(),
+})

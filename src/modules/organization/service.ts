@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto'
+import { auditEntry } from '../../audit/entry'
+import { userForEmail } from '../../auth/accounts'
+import type { CredentialIssuer } from '../../auth/issuer'
+import { hashPassword } from '../../auth/passwords'
+import { PERMISSIONS } from '../../auth/permissions'
+import type { Principal } from '../../auth/principal'
+import type { Tier } from '../../store/repositories/organizations'
+import type { Store } from '../../store/store'
+
+export interface BootstrapInput {
+  orgName: string
+  email: string
+  tier: Tier
+  password?: string
+}
+
+export interface BootstrapResult {
+  orgId: string
+  userId: string
+  apiKey: string
+  sessionToken: string
+}
+
+export class OrganizationService {
+  constructor(
+    private readonly store: Store,
+    private readonly issuer: CredentialIssuer,
+  ) {}
+
+  /** Creates an organisation with its Owner, a first API key and an Owner session, all or nothing. */
+  async bootstrap(input: BootstrapInput): Promise<BootstrapResult> {
+    const passwordHash = input.password ? await hashPassword(input.password) : undefined
+    return this.store.transaction(async (tx) => {
+      const orgId = randomUUID()
+      const now = new Date()
+      await tx.organizations.create({ id: orgId, name: input.orgName, tier: input.tier, creditBalanceNano: 0, createdAt: now })
+      const userId = await userForEmail(tx, input.email)
+      if (passwordHash) await tx.users.setPasswordHash(userId, passwordHash)
+      await tx.memberships.add({ orgId, userId, role: 'owner', createdAt: now })
+      const key = await this.issuer.apiKey(tx, { orgId, name: 'bootstrap', scopes: [], createdByUserId: userId })
+      const session = await this.issuer.session(tx, userId, orgId)
+      await tx.audit.append(
+        auditEntry({ kind: 'cli', id: userId, orgId }, 'organization.bootstrap', `organization:${orgId}`, {
+          detail: { tier: input.tier, apiKeyPrefix: key.prefix },
+        }),
+      )
+      return { orgId, userId, apiKey: key.apiKey, sessionToken: session.sessionToken }
+    })
+  }
+
+  /** The caller's effective permissions, in catalogue order. */
+  permissionsOf(principal: Principal) {
+    return {
+      principal: principal.kind,
+      role: principal.role ?? null,
+      permissions: PERMISSIONS.filter((p) => principal.permissions.has(p)),
+    }
+  }
+}

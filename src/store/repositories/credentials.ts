@@ -1,0 +1,52 @@
+import { eq } from 'drizzle-orm'
+import type { Database } from '../database'
+
+export interface SessionRecord {
+  id: string
+  userId: string
+  orgId: string
+  secretHash: string
+  createdAt: Date
+  expiresAt: Date
+  revokedAt: Date | null
+}
+
+export interface ApiKeyRecord {
+  id: string
+  orgId: string
+  name: string
+  prefix: string
+  secretHash: string
+  scopes: string[]
+  createdByUserId: string | null
+  createdAt: Date
+  expiresAt: Date | null
+  revokedAt: Date | null
+  lastUsedAt: Date | null
+}
+
+export const sessionsRepository = ({ orm, tables: { sessions } }: Database) => ({
+  async create(session: SessionRecord): Promise<void> {
+    await orm.insert(sessions).values(session)
+  },
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const [row] = await orm.select().from(sessions).where(eq(sessions.id, id)).limit(1)
+    return row
+  },
+  async revoke(id: string, at: Date): Promise<void> {
+    await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
+  },
+})
+
+export const apiKeysRepository = ({ orm, tables: { apiKeys } }: Database) => ({
+  async create(key: ApiKeyRecord): Promise<void> {
+    await orm.insert(apiKeys).values(key)
+  },
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await orm.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1)
+    return row
+  },
+  async revoke(id: string, at: Date): Promise<void> {
+    await orm.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id))
+  },
+})

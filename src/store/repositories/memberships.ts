@@ -1,0 +1,34 @@
+import { and, eq } from 'drizzle-orm'
+import type { Database } from '../database'
+
+export interface Membership {
+  orgId: string
+  userId: string
+  role: string
+  createdAt: Date
+}
+
+export const membershipsRepository = ({ orm, tables: { memberships } }: Database) => ({
+  async add(membership: Membership): Promise<void> {
+    await orm.insert(memberships).values(membership)
+  },
+  async get(orgId: string, userId: string): Promise<Membership | undefined> {
+    const [row] = await orm
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
+      .limit(1)
+    return row
+  },
+  async ownerOf(orgId: string): Promise<Membership | undefined> {
+    const [row] = await orm
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner')))
+      .limit(1)
+    return row
+  },
+  async listForUser(userId: string): Promise<Membership[]> {
+    return orm.select().from(memberships).where(eq(memberships.userId, userId))
+  },
+})

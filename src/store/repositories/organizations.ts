@@ -1,0 +1,35 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Database } from '../database'
+
+export const TIERS = ['free', 'pro', 'growth', 'enterprise'] as const
+export type Tier = (typeof TIERS)[number]
+
+export interface Organization {
+  id: string
+  name: string
+  tier: Tier
+  creditBalanceNano: number
+  createdAt: Date
+}
+
+export const organizationsRepository = ({ orm, tables: { organizations } }: Database) => ({
+  async create(org: Organization): Promise<void> {
+    await orm.insert(organizations).values(org)
+  },
+  async get(id: string): Promise<Organization | undefined> {
+    const [row] = await orm.select().from(organizations).where(eq(organizations.id, id)).limit(1)
+    return row
+  },
+  async setTier(id: string, tier: Tier): Promise<void> {
+    await orm.update(organizations).set({ tier }).where(eq(organizations.id, id))
+  },
+  /** Adds (or with a negative amount, takes) credits in one statement, so concurrent calls never lose an update. */
+  async addCredits(id: string, nanoUsd: number): Promise<number | undefined> {
+    const [row] = await orm
+      .update(organizations)
+      .set({ creditBalanceNano: sql`${organizations.creditBalanceNano} + ${nanoUsd}` })
+      .where(eq(organizations.id, id))
+      .returning({ balance: organizations.creditBalanceNano })
+    return row?.balance
+  },
+})

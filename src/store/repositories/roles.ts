@@ -1,0 +1,26 @@
+import { and, eq } from 'drizzle-orm'
+import type { Database } from '../database'
+
+export interface CustomRole {
+  id: string
+  orgId: string
+  name: string
+  permissions: string[]
+  archivedAt: Date | null
+  createdAt: Date
+}
+
+export const rolesRepository = ({ orm, tables: { roles } }: Database) => ({
+  async create(role: CustomRole): Promise<void> {
+    await orm.insert(roles).values(role)
+  },
+  /** Scoped by organisation: another organisation's role id finds nothing. */
+  async get(orgId: string, id: string): Promise<CustomRole | undefined> {
+    const [row] = await orm
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, orgId), eq(roles.id, id)))
+      .limit(1)
+    return row
+  },
+})

@@ -1,0 +1,172 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+// Kept table for table, column for column, with schema.pg.ts: the repositories are written once
+// against these shapes and the contract tests run them on both dialects.
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull()
+const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
+
+export const organizations = sqliteTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  tier: text('tier', { enum: ['free', 'pro', 'growth', 'enterprise'] }).notNull(),
+  creditBalanceNano: integer('credit_balance_nano').notNull().default(0),
+  createdAt: createdAt(),
+})
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash'),
+  createdAt: createdAt(),
+})
+
+export const roles = sqliteTable(
+  'roles',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    permissions: text('permissions', { mode: 'json' }).$type<string[]>().notNull(),
+    archivedAt: timestamp('archived_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('roles_org_idx').on(t.orgId)],
+)
+
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** `owner`, `admin`, `member`, or the id of a custom role of the same organisation. */
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index('memberships_user_idx').on(t.userId)],
+)
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    secretHash: text('secret_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at').notNull(),
+    revokedAt: timestamp('revoked_at'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+)
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The public part of the key (`gw-sk-<id>`), safe to show in lists and logs. */
+    prefix: text('prefix').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    createdByUserId: text('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at'),
+    revokedAt: timestamp('revoked_at'),
+    lastUsedAt: timestamp('last_used_at'),
+  },
+  (t) => [index('api_keys_org_idx').on(t.orgId)],
+)
+
+export const teams = sqliteTable(
+  'teams',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('teams_org_name_idx').on(t.orgId, t.name)],
+)
+
+export const teamMembers = sqliteTable(
+  'team_members',
+  {
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+)
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    actorId: text('actor_id'),
+    principalKind: text('principal_kind', { enum: ['session', 'api_key', 'cli', 'system'] }).notNull(),
+    action: text('action').notNull(),
+    target: text('target'),
+    sourceIp: text('source_ip'),
+    outcome: text('outcome', { enum: ['success', 'failure'] }).notNull(),
+    detail: text('detail', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_org_time_idx').on(t.orgId, t.createdAt)],
+)
+
+export const requests = sqliteTable(
+  'requests',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    apiKeyId: text('api_key_id'),
+    userId: text('user_id'),
+    sessionId: text('session_id'),
+    properties: text('properties', { mode: 'json' }).$type<Record<string, string>>(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    path: text('path').notNull(),
+    gatewayMode: text('gateway_mode', { enum: ['passthrough', 'translated'] }),
+    translationWarning: text('translation_warning'),
+    status: text('status', { enum: ['success', 'error'] }).notNull(),
+    httpStatus: integer('http_status').notNull(),
+    latencyMs: integer('latency_ms'),
+    timeToFirstTokenMs: integer('time_to_first_token_ms'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    cacheReadTokens: integer('cache_read_tokens'),
+    cacheWriteTokens: integer('cache_write_tokens'),
+    totalTokens: integer('total_tokens'),
+    costNano: integer('cost_nano'),
+    estimatedCostNano: integer('estimated_cost_nano'),
+    ptb: integer('ptb', { mode: 'boolean' }).notNull().default(false),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('requests_org_time_idx').on(t.orgId, t.createdAt),
+    index('requests_org_model_time_idx').on(t.orgId, t.model, t.createdAt),
+    index('requests_org_user_time_idx').on(t.orgId, t.userId, t.createdAt),
+  ],
+)

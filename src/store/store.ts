@@ -1,0 +1,38 @@
+import type { Database } from './database'
+import { auditRepository } from './repositories/audit'
+import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
+import { membershipsRepository } from './repositories/memberships'
+import { organizationsRepository } from './repositories/organizations'
+import { rolesRepository } from './repositories/roles'
+import { usersRepository } from './repositories/users'
+
+const repositories = (db: Database) => ({
+  organizations: organizationsRepository(db),
+  users: usersRepository(db),
+  memberships: membershipsRepository(db),
+  roles: rolesRepository(db),
+  sessions: sessionsRepository(db),
+  apiKeys: apiKeysRepository(db),
+  audit: auditRepository(db),
+})
+
+export type Repositories = ReturnType<typeof repositories>
+
+export interface Store extends Repositories {
+  readonly dialect: Database['dialect']
+  /** Everything `work` does through the store it is handed commits or rolls back together. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
+  ping(): Promise<void>
+}
+
+/** Every repository over one database. */
+export function createStore(db: Database): Store {
+  return {
+    ...repositories(db),
+    dialect: db.dialect,
+    transaction: (work) => db.transaction((tx) => work(repositories(tx))),
+    ping: async () => {
+      await db.query('SELECT 1')
+    },
+  }
+}
