@@ -43,8 +43,7 @@ export function createServices(deps: AppDeps) {
 export type Services = ReturnType<typeof createServices>
 
 /** The composition root: every route of gw, wired to its services. No module-level singletons. */
-export function createApp(deps: AppDeps) {
-  const services = createServices(deps)
+export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
   const gate = authz(services.authenticator)
   const implemented = new Elysia({ name: 'implemented' })
     .use(healthRoutes(services.health))

@@ -20,7 +20,7 @@ export interface Runtime {
 
 function redisProbe(url: string, log: Logger): { probe: HealthProbe; close: () => Promise<void> } {
   // Redis is not required to serve: without it the in-process stores carry on, so it degrades, never downs.
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
   let reported = false
   client.on('error', (error: Error) => {
     if (!reported) log.warn('redis unreachable; continuing with in-process state', { error: error.message })

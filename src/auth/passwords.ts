@@ -2,9 +2,14 @@
 export const hashPassword = (password: string): Promise<string> => Bun.password.hash(password, { algorithm: 'argon2id' })
 
 // Verified against when the email is unknown, so a wrong email costs as long as a wrong password.
-const DECOY_HASH = await hashPassword('decoy password that matches nothing')
+// Made on first use: hashing at start-up would cost every CLI call and the cold start an argon2 run.
+let decoyHash: Promise<string> | undefined
 
-export const verifyPassword = (password: string, hash: string | null): Promise<boolean> =>
-  hash === null ? Bun.password.verify(password, DECOY_HASH).then(() => false) : Bun.password.verify(password, hash)
+export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  if (hash !== null) return Bun.password.verify(password, hash)
+  decoyHash ??= hashPassword('decoy password that matches nothing')
+  await Bun.password.verify(password, await decoyHash)
+  return false
+}
 
 export const MIN_PASSWORD_LENGTH = 12

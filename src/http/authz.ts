@@ -25,13 +25,14 @@ function gate(authenticator: Authenticator, ctx: GateContext, permission: Permis
   let verdict = verdicts.get(ctx.request)
   if (verdict === undefined) {
     verdict = authenticator.authenticate(ctx.request.headers).then((principal) => {
+      // Another organisation's id is "not found", never "forbidden", whoever asks: checked before the
+      // permission so the answer about another organisation is the same for every caller.
+      if (ctx.route.startsWith(ORG_PATH) && ctx.params.id !== principal.orgId) throw notFound('organization')
       if (permission !== null && !principal.permissions.has(permission)) {
         throw forbidden(
           `this route needs the ${permission} permission, which this ${principal.kind === 'api_key' ? 'API key' : 'role'} does not hold`,
         )
       }
-      // Another organisation's id is "not found", never "forbidden": its existence is not disclosed.
-      if (ctx.route.startsWith(ORG_PATH) && ctx.params.id !== principal.orgId) throw notFound('organization')
       return principal
     })
     verdicts.set(ctx.request, verdict)

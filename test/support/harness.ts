@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type App, createApp, createServices, type Services } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { silentLogger } from '../../src/log'
+import type { HealthProbe } from '../../src/modules/health/service'
+import { type Database, openDatabase } from '../../src/store/database'
+import { migrate } from '../../src/store/migrate'
+import type { Tier } from '../../src/store/repositories/organizations'
+import { createStore, type Store } from '../../src/store/store'
+import { type ScratchDatabase, scratchPostgres, serviceUrl } from './services'
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123'
+
+export type DialectName = 'sqlite' | 'postgres'
+
+/** The dialects this run can reach: SQLite always, Postgres when GW_TEST_DATABASE_URL is set. */
+export const DIALECTS: DialectName[] = serviceUrl('GW_TEST_DATABASE_URL') ? ['sqlite', 'postgres'] : ['sqlite']
+
+export interface TestDatabase {
+  db: Database
+  store: Store
+  close(): Promise<void>
+}
+
+export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  let scratch: ScratchDatabase | undefined
+  let dir: string | undefined
+  let db: Database
+  if (dialect === 'postgres') {
+    scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
+    db = openDatabase(loadConfig({ GW_DATABASE_URL: scratch.url }))
+  } else {
+    dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
+    db = openDatabase(loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }))
+  }
+  await migrate(db, db.migrations)
+  return {
+    db,
+    store: createStore(db),
+    async close() {
+      await db.close()
+      await scratch?.drop()
+      if (dir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface Org {
+  orgId: string
+  ownerId: string
+  ownerSession: string
+  apiKey: string
+}
+
+export interface Harness extends TestDatabase {
+  app: App
+  services: Services
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>
+  org(tier?: Tier): Promise<Org>
+  member(orgId: string, role: string): Promise<{ userId: string; sessionToken: string }>
+}
+
+let counter = 0
+
+export async function createHarness(
+  options: { dialect?: DialectName; probes?: HealthProbe[]; now?: () => number } = {},
+): Promise<Harness> {
+  const database = await openTestDatabase(options.dialect ?? 'sqlite')
+  const deps = {
+    store: database.store,
+    serverSecret: TEST_SECRET,
+    log: silentLogger,
+    probes: options.probes ?? [],
+    now: options.now,
+  }
+  const services = createServices(deps)
+  const app = createApp(deps, services)
+  return {
+    ...database,
+    app,
+    services,
+    request(method, path, { token, body, headers = {} } = {}) {
+      const init: RequestInit = { method, headers: { ...headers } }
+      const h = init.headers as Record<string, string>
+      if (token) h.authorization = `Bearer ${token}`
+      if (body !== undefined) {
+        h['content-type'] ??= 'application/json'
+        init.body = typeof body === 'string' ? body : JSON.stringify(body)
+      }
+      // Elysia reads the path from a fixed offset of the URL; `http://localhost` is the form it expects in tests.
+      return app.handle(new Request(`http://localhost${path}`, init))
+    },
+    async org(tier = 'free') {
+      counter += 1
+      const result = await services.organizations.bootstrap({
+        orgName: `org ${counter}`,
+        email: `owner${counter}@example.test`,
+        tier,
+      })
+      return { orgId: result.orgId, ownerId: result.userId, ownerSession: result.sessionToken, apiKey: result.apiKey }
+    },
+    async member(orgId, role) {
+      counter += 1
+      return services.members.add({ orgId, email: `person${counter}@example.test`, role })
+    },
+  }
+}
