@@ -39,4 +39,7 @@ const lines = [
   '',
   ...lists,
 ]
-writeFileSync('src/store/migrations.generated.ts', lines.join('\n'))
+const OUT = 'src/store/migrations.generated.ts'
+writeFileSync(OUT, lines.join('\n'))
+// Formatted as the rest of the tree, so CI can tell a stale file from a regenerated one.
+Bun.spawnSync(['bunx', 'biome', 'check', '--write', OUT])

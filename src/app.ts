@@ -55,6 +55,10 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(errorMapper(deps.log))
     .use(
       openapi({
+        // No viewer: the plugin's viewers load their scripts from a CDN, and gw must work air-gapped.
+        provider: null,
+        // The plugin skips any path with a dot as a static file; ours (`audit.csv`) are API routes.
+        exclude: { staticFile: false },
         path: '/openapi',
         specPath: '/openapi/json',
         documentation: {
