@@ -3,6 +3,10 @@ import { Elysia } from 'elysia'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
 import { CredentialIssuer } from './auth/issuer'
+import { Gateway, type GatewayConfig } from './gateway/gateway'
+import { GatewayInfo } from './gateway/info'
+import type { MetaStore } from './gateway/meta/store'
+import type { RequestLog } from './gateway/request-log'
 import { gatewayRoutes } from './gateway/routes'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
@@ -23,6 +27,9 @@ export interface AppDeps {
   serverSecret: string
   log: Logger
   probes: readonly HealthProbe[]
+  gateway: GatewayConfig
+  meta: MetaStore
+  requestLog: RequestLog
   now?: () => number
 }
 
@@ -37,6 +44,15 @@ export function createServices(deps: AppDeps) {
     organizations: new OrganizationService(deps.store, issuer),
     members: new MembersService(deps.store, issuer),
     health: new HealthService(deps.probes),
+    gateway: new Gateway({
+      config: deps.gateway,
+      store: deps.store,
+      meta: deps.meta,
+      requestLog: deps.requestLog,
+      log: deps.log,
+      now: deps.now,
+    }),
+    gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
   }
 }
 
@@ -49,7 +65,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(healthRoutes(services.health))
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations))
-    .use(gatewayRoutes(gate))
+    .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   return new Elysia()
     .use(errorMapper(deps.log))

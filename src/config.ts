@@ -35,6 +35,11 @@ const VARIABLES = {
     allowed: '<requests>/<seconds>, both positive integers, e.g. 1000/60',
     fallback: '1000/60',
   },
+  GW_UPSTREAM_TIMEOUT_SECONDS: {
+    schema: SECONDS,
+    allowed: "a positive integer number of seconds to wait for a provider's response headers",
+    fallback: '300',
+  },
   GW_LOG_LEVEL: {
     schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
     allowed: 'debug, info, warn or error',
@@ -61,6 +66,7 @@ export interface Config {
   /** Absent means: generate one into the data directory (see server-secret.ts). */
   secret?: string
   metaTtlSeconds: number
+  upstreamTimeoutSeconds: number
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
   providers: {
@@ -119,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     clickhouseUrl: read(env, 'GW_CLICKHOUSE_URL'),
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
+    upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
     providers: {

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'bad_request'
   | 'validation_failed'
   | 'unauthorized'
+  | 'payment_required'
   | 'forbidden'
   | 'tier_required'
   | 'not_found'
@@ -13,11 +14,15 @@ export type ErrorCode =
   | 'rate_limited'
   | 'not_implemented'
   | 'internal_error'
+  | 'upstream_error'
+  | 'upstream_unreachable'
+  | 'upstream_timeout'
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
   unauthorized: 401,
+  payment_required: 402,
   forbidden: 403,
   tier_required: 403,
   not_found: 404,
@@ -25,6 +30,9 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   not_implemented: 501,
   internal_error: 500,
+  upstream_error: 502,
+  upstream_unreachable: 502,
+  upstream_timeout: 504,
 }
 
 export class ApiError extends Error {
@@ -34,10 +42,12 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Overrides the code's usual status: a provider's own error status is passed on as it was. */
+    status?: number,
   ) {
     super(message)
     this.name = 'ApiError'
-    this.status = STATUS[code]
+    this.status = status ?? STATUS[code]
   }
 }
 

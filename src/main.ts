@@ -22,12 +22,17 @@ Usage:
                                  {"orgId","userId","apiKey","sessionToken"}
   gw member add --org ORG_ID --email EMAIL --role owner|admin|member|<customRoleId> [--password-stdin]
                                  add a member; prints {"userId","sessionToken"}
+  gw credits add --org ORG_ID --usd N
+                                 add pass-through-billing credits; prints {"orgId","creditsRemaining"}
   gw --version | --help
 
 --password-stdin reads the person's login password from standard input (at least ${MIN_PASSWORD_LENGTH} characters).
 Configuration comes from the environment; see the README for the table of variables.`
 
 class UsageError extends Error {}
+
+/** Bodies beyond this are refused before they are read: chat requests with images stay far below it. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`gw: ${message}\n`)
@@ -58,18 +63,20 @@ async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<v
 
 async function serve(): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true })
-  const { config, log } = runtime
-  const app = createApp({ store: runtime.store, serverSecret: runtime.serverSecret, log, probes: runtime.probes })
-  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch })
+  const { config, deps } = runtime
+  const log = deps.log
+  const app = createApp(deps)
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: MAX_BODY_BYTES })
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal })
-    // Finish the requests in flight, then close what they write to.
+    // Finish the requests in flight, then write what they queued, then close.
     await server.stop(false)
     await runtime.close()
+    log.info('stopped', { requestLog: JSON.stringify(deps.requestLog.snapshot()) })
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
@@ -87,6 +94,7 @@ async function main(argv: string[]): Promise<void> {
       email: { type: 'string' },
       tier: { type: 'string' },
       role: { type: 'string' },
+      usd: { type: 'string' },
       'password-stdin': { type: 'boolean' },
     },
   })
@@ -107,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
       const input = { orgName: need(values.org, '--org'), email: need(values.email, '--email'), tier: tier as Tier }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
-        const result = await createServices({ ...runtime, probes: [] }).organizations.bootstrap({ ...input, password })
+        const result = await createServices(runtime.deps).organizations.bootstrap({ ...input, password })
         console.log(JSON.stringify(result))
       })
     }
@@ -115,7 +123,16 @@ async function main(argv: string[]): Promise<void> {
       const input = { orgId: need(values.org, '--org'), email: need(values.email, '--email'), role: need(values.role, '--role') }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
-        console.log(JSON.stringify(await createServices({ ...runtime, probes: [] }).members.add({ ...input, password })))
+        console.log(JSON.stringify(await createServices(runtime.deps).members.add({ ...input, password })))
+      })
+    }
+    case 'credits add': {
+      const orgId = need(values.org, '--org')
+      const usd = Number(need(values.usd, '--usd'))
+      if (!Number.isFinite(usd) || usd <= 0 || usd > 1_000_000)
+        throw new UsageError('--usd must be a positive number of US dollars, at most 1000000')
+      return withRuntime(async ({ deps }) => {
+        console.log(JSON.stringify(await createServices(deps).organizations.addCredits(orgId, usd)))
       })
     }
     default:

@@ -1,41 +1,37 @@
 import Redis from 'ioredis'
+import type { AppDeps } from './app'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
+import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
+import { RequestLog } from './gateway/request-log'
 import { createLogger, type Logger } from './log'
 import type { HealthProbe } from './modules/health/service'
 import { type Database, openDatabase } from './store/database'
 import { migrate } from './store/migrate'
-import { createStore, type Store } from './store/store'
+import { createStore } from './store/store'
 
 /** What a running gw holds open: built once by `gw serve` and by each CLI command, closed on exit. */
 export interface Runtime {
   config: Config
-  log: Logger
   db: Database
-  store: Store
-  serverSecret: string
-  probes: HealthProbe[]
+  deps: AppDeps
+  /** Writes what is still queued, then closes connections; for shutdown. */
   close(): Promise<void>
 }
 
-function redisProbe(url: string, log: Logger): { probe: HealthProbe; close: () => Promise<void> } {
-  // Redis is not required to serve: without it the in-process stores carry on, so it degrades, never downs.
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
-  let reported = false
+function connectRedis(url: string, log: Logger): Redis {
+  // Commands fail fast while Redis is away instead of queueing without bound; callers fall back.
+  const client = new Redis(url, { maxRetriesPerRequest: 1 })
+  let down = false
   client.on('error', (error: Error) => {
-    if (!reported) log.warn('redis unreachable; continuing with in-process state', { error: error.message })
-    reported = true
+    if (!down) log.warn('redis unreachable', { error: error.message })
+    down = true
   })
   client.on('ready', () => {
-    reported = false
+    if (down) log.info('redis reachable again')
+    down = false
   })
-  client.connect().catch(() => undefined)
-  return {
-    probe: { name: 'redis', required: false, check: async () => ((await client.ping()) === 'PONG' ? 'ok' : 'degraded') },
-    close: async () => {
-      client.disconnect()
-    },
-  }
+  return client
 }
 
 export async function openRuntime(config: Config, options: { migrate: boolean }): Promise<Runtime> {
@@ -47,32 +43,45 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     if (applied.length > 0) log.info('migrations applied', { dialect: db.dialect, applied: applied.join(',') })
   }
   const store = createStore(db)
-  const databaseProbe: HealthProbe = {
-    name: 'database',
-    required: true,
-    check: async () => {
-      await store.ping()
-      return 'ok'
+  const probes: HealthProbe[] = [
+    {
+      name: 'database',
+      required: true,
+      check: async () => {
+        await store.ping()
+        return 'ok'
+      },
     },
-  }
-  const probes: HealthProbe[] = [databaseProbe]
-  const closers: Array<() => Promise<void>> = []
-  if (config.redisUrl) {
-    const redis = redisProbe(config.redisUrl, log)
-    probes.push(redis.probe)
-    closers.push(redis.close)
+  ]
+  let meta: MetaStore = new MemoryMetaStore()
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined
+  if (redis) {
+    meta = new RedisMetaStore(redis)
+    // Redis is not required to serve, so it degrades the health, never downs it.
+    probes.push({ name: 'redis', required: false, check: async () => ((await redis.ping()) === 'PONG' ? 'ok' : 'degraded') })
   }
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
+  const requestLog = new RequestLog((records) => store.requests.insertMany(records), log)
   return {
     config,
-    log,
     db,
-    store,
-    serverSecret,
-    probes,
+    deps: {
+      store,
+      serverSecret,
+      log,
+      probes,
+      meta,
+      requestLog,
+      gateway: {
+        providers: config.providers,
+        metaTtlSeconds: config.metaTtlSeconds,
+        upstreamTimeoutMs: config.upstreamTimeoutSeconds * 1000,
+      },
+    },
     async close() {
-      for (const close of closers) await close()
+      await requestLog.drain()
+      redis?.disconnect()
       await db.close()
     },
   }

@@ -51,7 +51,9 @@ describe('the runtime wires the real probes', () => {
   const check = async (env: Record<string, string>) => {
     const runtime = await openRuntime(loadConfig({ GW_DATA_DIR: dir, GW_LOG_LEVEL: 'error', ...env }), { migrate: true })
     try {
-      return Object.fromEntries(await Promise.all(runtime.probes.map(async (p) => [p.name, await p.check().catch(() => 'down')])))
+      return Object.fromEntries(
+        await Promise.all(runtime.deps.probes.map(async (p) => [p.name, await p.check().catch(() => 'down')])),
+      )
     } finally {
       await runtime.close()
     }

@@ -1,8 +1,12 @@
 import { Elysia, t } from 'elysia'
-import { ApiError } from '../errors'
+import { notFound } from '../errors'
 import type { Authz } from '../http/authz'
+import type { Gateway } from './gateway'
+import type { GatewayInfo } from './info'
+import { lookupMeta } from './meta/lookup'
+import type { MetaStore } from './meta/store'
 
-/** Provider-style paths (spec 4.3). Each is dispatched to a provider once the gateway lands (issue 3). */
+/** Provider-style paths (spec 4.3), dispatched to the provider that serves the requested model. */
 export const DISPATCH_PATHS = [
   '/v1/chat/completions',
   '/v1/completions',
@@ -14,21 +18,56 @@ export const DISPATCH_PATHS = [
 /** Spec 4.2: 8-4-4-4-12 hex, version nibble 4, variant 8, 9, a or b; any case. */
 export const UUID_V4 = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$'
 
-const pending = (what: string) => (): never => {
-  throw new ApiError('not_implemented', `${what} is not implemented yet`)
-}
-
-/** The gateway's routes, authenticated like every other; their behaviour comes with the gateway issue. */
-export const gatewayRoutes = (authz: Authz) => {
+export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, info: GatewayInfo) => {
   const routes = new Elysia({ name: 'gateway-routes' })
     .use(authz)
-    .get('/v1/models', pending('GET /v1/models'), { authenticated: true })
-    .post('/v1/feedback', pending('POST /v1/feedback'), { authenticated: true })
-    .get('/gateway/v1/meta/:requestId', pending('the metadata lookup'), {
+    .get('/v1/models', ({ principal }) => info.models(principal), {
       authenticated: true,
-      params: t.Object({ requestId: t.String({ pattern: UUID_V4 }) }),
+      detail: { summary: 'Models the caller can reach (OpenAI list shape)' },
     })
-  // Elysia registers in place; the loop keeps the five dispatch paths as one list.
-  for (const path of DISPATCH_PATHS) routes.post(path, pending(`dispatch to ${path}`), { authenticated: true })
+    .post(
+      '/v1/feedback',
+      async ({ principal, body }) => ({ data: await info.feedback(principal, body.requestId, body.rating), error: null }),
+      {
+        authenticated: true,
+        body: t.Object({
+          requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4 (the Gw-Id header of a response)' }),
+          rating: t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
+            error: 'rating must be true/false or a number from -1 to 1',
+          }),
+        }),
+        detail: { summary: "Rate one of the caller's own requests" },
+      },
+    )
+    .get(
+      '/gateway/v1/meta/:requestId',
+      async ({ principal, params, set }) => {
+        const found = await lookupMeta(meta, principal.orgId, params.requestId)
+        if (found.status === 404) throw notFound('request')
+        set.status = found.status
+        return found.body
+      },
+      {
+        authenticated: true,
+        params: t.Object({ requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4' }) }),
+        detail: { summary: 'Metadata of a finished request (spec 4.2)' },
+      },
+    )
+  // Elysia registers in place; the loop keeps the five dispatch paths as one list. The body is read
+  // by the gateway itself (`parse: 'none'`) so that even a malformed one gets the Gw-* headers.
+  for (const path of DISPATCH_PATHS) {
+    routes.post(
+      path,
+      async ({ principal, request, server }) =>
+        gateway.dispatch({
+          principal,
+          path,
+          request,
+          bodyText: await request.text(),
+          keepAlive: () => server?.timeout(request, 0),
+        }),
+      { authenticated: true, parse: 'none', detail: { summary: `Provider dispatch: ${path}` } },
+    )
+  }
   return routes
 }

@@ -23,11 +23,15 @@ export function errorFamily(pathname: string): ErrorFamily {
 /** OpenAI and Anthropic name their error types alike; anything else is an invalid request to both. */
 const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'authentication_error',
+  payment_required: 'billing_error',
   forbidden: 'permission_error',
   tier_required: 'permission_error',
   not_found: 'not_found_error',
   rate_limited: 'rate_limit_error',
   internal_error: 'api_error',
+  upstream_error: 'api_error',
+  upstream_unreachable: 'api_error',
+  upstream_timeout: 'timeout_error',
 }
 
 export function errorBody(family: ErrorFamily, error: ApiError): unknown {

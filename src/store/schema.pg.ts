@@ -1,6 +1,7 @@
 import {
   bigint,
   boolean,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -170,6 +171,8 @@ export const requests = pgTable(
     cacheWriteTokens: integer('cache_write_tokens'),
     totalTokens: integer('total_tokens'),
     costNano: bigint('cost_nano', { mode: 'number' }),
+    /** Why `cost_nano` is empty when it is: no price known, no usage reported, not dispatched. */
+    costNote: text('cost_note'),
     estimatedCostNano: bigint('estimated_cost_nano', { mode: 'number' }),
     ptb: boolean('ptb').notNull().default(false),
     error: text('error'),
@@ -181,3 +184,12 @@ export const requests = pgTable(
     index('requests_org_user_time_idx').on(t.orgId, t.userId, t.createdAt),
   ],
 )
+
+/** A rating of one request (`POST /v1/feedback`): the latest one counts. */
+export const requestFeedback = pgTable('request_feedback', {
+  requestId: text('request_id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  rating: doublePrecision('rating').notNull(),
+  actorId: text('actor_id'),
+  createdAt: createdAt(),
+})

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 // Kept table for table, column for column, with schema.pg.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects.
@@ -159,6 +159,8 @@ export const requests = sqliteTable(
     cacheWriteTokens: integer('cache_write_tokens'),
     totalTokens: integer('total_tokens'),
     costNano: integer('cost_nano'),
+    /** Why `cost_nano` is empty when it is: no price known, no usage reported, not dispatched. */
+    costNote: text('cost_note'),
     estimatedCostNano: integer('estimated_cost_nano'),
     ptb: integer('ptb', { mode: 'boolean' }).notNull().default(false),
     error: text('error'),
@@ -170,3 +172,12 @@ export const requests = sqliteTable(
     index('requests_org_user_time_idx').on(t.orgId, t.userId, t.createdAt),
   ],
 )
+
+/** A rating of one request (`POST /v1/feedback`): the latest one counts. */
+export const requestFeedback = sqliteTable('request_feedback', {
+  requestId: text('request_id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  rating: real('rating').notNull(),
+  actorId: text('actor_id'),
+  createdAt: createdAt(),
+})

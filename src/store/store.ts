@@ -1,8 +1,10 @@
 import type { Database } from './database'
 import { auditRepository } from './repositories/audit'
 import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
+import { feedbackRepository } from './repositories/feedback'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
+import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { usersRepository } from './repositories/users'
 
@@ -14,6 +16,8 @@ const repositories = (db: Database) => ({
   sessions: sessionsRepository(db),
   apiKeys: apiKeysRepository(db),
   audit: auditRepository(db),
+  requests: requestsRepository(db),
+  feedback: feedbackRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

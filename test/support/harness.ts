@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type App, createApp, createServices, type Services } from '../../src/app'
+import { type App, type AppDeps, createApp, createServices, type Services } from '../../src/app'
 import { loadConfig } from '../../src/config'
+import type { GatewayConfig } from '../../src/gateway/gateway'
+import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
+import { RequestLog } from '../../src/gateway/request-log'
 import { silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
 import { type Database, openDatabase } from '../../src/store/database'
@@ -57,10 +60,12 @@ export interface Org {
 export interface Harness extends TestDatabase {
   app: App
   services: Services
+  meta: MetaStore
+  requestLog: RequestLog
   request(
     method: string,
     path: string,
-    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+    options?: { token?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal },
   ): Promise<Response>
   org(tier?: Tier): Promise<Org>
   member(orgId: string, role: string): Promise<{ userId: string; sessionToken: string }>
@@ -68,25 +73,59 @@ export interface Harness extends TestDatabase {
 
 let counter = 0
 
-export async function createHarness(
-  options: { dialect?: DialectName; probes?: HealthProbe[]; now?: () => number } = {},
-): Promise<Harness> {
-  const database = await openTestDatabase(options.dialect ?? 'sqlite')
-  const deps = {
+export interface HarnessOptions {
+  dialect?: DialectName
+  probes?: HealthProbe[]
+  now?: () => number
+  /** Where the providers are: the fake provider's addresses in gateway tests. */
+  providers?: Partial<GatewayConfig['providers']>
+  meta?: MetaStore
+  upstreamTimeoutMs?: number
+  /** Share another harness's database, as two gw instances behind one load balancer do. */
+  database?: TestDatabase
+}
+
+/** Nothing listens on the discard port: a provider left unconfigured fails fast. */
+const UNREACHABLE = 'http://127.0.0.1:9'
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const shared = options.database
+  const database = shared ?? (await openTestDatabase(options.dialect ?? 'sqlite'))
+  const meta = options.meta ?? new MemoryMetaStore()
+  const requestLog = new RequestLog((records) => database.store.requests.insertMany(records), silentLogger, {
+    flushIntervalMs: 5,
+  })
+  const deps: AppDeps = {
     store: database.store,
     serverSecret: TEST_SECRET,
     log: silentLogger,
     probes: options.probes ?? [],
     now: options.now,
+    meta,
+    requestLog,
+    gateway: {
+      providers: {
+        openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },
+        anthropic: options.providers?.anthropic ?? { baseUrl: UNREACHABLE },
+      },
+      metaTtlSeconds: 300,
+      upstreamTimeoutMs: options.upstreamTimeoutMs ?? 10_000,
+    },
   }
   const services = createServices(deps)
   const app = createApp(deps, services)
   return {
     ...database,
+    async close() {
+      await requestLog.drain()
+      if (!shared) await database.close()
+    },
     app,
     services,
-    request(method, path, { token, body, headers = {} } = {}) {
-      const init: RequestInit = { method, headers: { ...headers } }
+    meta,
+    requestLog,
+    request(method, path, { token, body, headers = {}, signal } = {}) {
+      const init: RequestInit = { method, headers: { ...headers }, signal }
       const h = init.headers as Record<string, string>
       if (token) h.authorization = `Bearer ${token}`
       if (body !== undefined) {

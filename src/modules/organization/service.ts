@@ -5,6 +5,7 @@ import type { CredentialIssuer } from '../../auth/issuer'
 import { hashPassword } from '../../auth/passwords'
 import { PERMISSIONS } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
+import { notFound } from '../../errors'
 import type { Tier } from '../../store/repositories/organizations'
 import type { Store } from '../../store/store'
 
@@ -47,6 +48,16 @@ export class OrganizationService {
       )
       return { orgId, userId, apiKey: key.apiKey, sessionToken: session.sessionToken }
     })
+  }
+
+  /** Adds pass-through-billing credits (the CLI's `credits add`); the amount is whole nano-USD. */
+  async addCredits(orgId: string, usd: number): Promise<{ orgId: string; creditsRemaining: number }> {
+    const balance = await this.store.organizations.addCredits(orgId, Math.round(usd * 1e9))
+    if (balance === undefined) throw notFound('organization')
+    await this.store.audit.append(
+      auditEntry({ kind: 'cli', id: null, orgId }, 'credits.add', `organization:${orgId}`, { detail: { usd } }),
+    )
+    return { orgId, creditsRemaining: balance / 1e9 }
   }
 
   /** The caller's effective permissions, in catalogue order. */

@@ -1,0 +1,95 @@
+import type { Usage } from '../usage'
+import { type ModelPrice, PRICE_TABLE, type TokenRates } from './prices'
+
+type Provider = ModelPrice['provider']
+
+/**
+ * Built once at load so the per-request lookup is two map reads. A duplicate id would make the price
+ * depend on table order, so it stops start-up instead.
+ */
+const INDEX: Readonly<Record<Provider, ReadonlyMap<string, ModelPrice>>> = (() => {
+  const index: Record<Provider, Map<string, ModelPrice>> = { openai: new Map(), anthropic: new Map() }
+  for (const row of PRICE_TABLE) {
+    for (const id of [row.model, ...(row.aliases ?? [])]) {
+      if (index[row.provider].has(id)) throw new Error(`price table: ${row.provider} model ${id} is listed twice`)
+      index[row.provider].set(id, row)
+    }
+  }
+  return index
+})()
+
+/**
+ * Anthropic dates snapshots as `-YYYYMMDD`, OpenAI as `-YYYY-MM-DD`; `-latest` is Anthropic's moving
+ * alias. Only these suffixes are stripped: a bare prefix match would price `claude-opus-4-6` as
+ * `claude-opus-4`, a guess at a model whose price is not in the table.
+ */
+const SNAPSHOT_SUFFIX = /-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/
+
+/**
+ * The price row for a model id: the id itself (or an alias), else the family a dated snapshot belongs
+ * to. Stripping the one snapshot suffix leaves exactly the longest family prefix, so
+ * `gpt-4o-mini-2024-07-18` is gpt-4o-mini and never gpt-4o. Unknown ids are undefined, never guessed.
+ */
+export function priceFor(provider: Provider, model: string): ModelPrice | undefined {
+  const rows = INDEX[provider]
+  const exact = rows.get(model)
+  if (exact) return exact
+  const family = model.replace(SNAPSHOT_SUFFIX, '')
+  return family === model ? undefined : rows.get(family)
+}
+
+/** The rates that apply to a request whose prompt (cached parts included) has this many tokens. */
+function ratesFor(price: ModelPrice, promptTokens: number): TokenRates {
+  const long = price.longContext
+  return long && promptTokens > long.aboveInputTokens ? long : price
+}
+
+/**
+ * What the provider charges for this usage, in nano-USD. Every rate is a whole number of nano-USD per
+ * token, so the result is exact and needs no rounding.
+ */
+export function costNano(price: ModelPrice, usage: Usage): number {
+  const rates = ratesFor(price, usage.promptTokens)
+  // An adapter that reports more cached tokens than prompt tokens is wrong, but must not refund input.
+  const uncached = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens)
+  return (
+    uncached * rates.inputNanoPerToken +
+    usage.cacheReadTokens * (rates.cacheReadNanoPerToken ?? rates.inputNanoPerToken) +
+    usage.cacheWriteTokens * (rates.cacheWriteNanoPerToken ?? rates.inputNanoPerToken) +
+    usage.completionTokens * rates.outputNanoPerToken
+  )
+}
+
+/** The most output a request can be billed for: what it asks, never above what the model can write. */
+function outputTokensBound(price: ModelPrice, requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested)) return price.maxOutputTokens
+  return Math.min(Math.max(0, Math.ceil(requested)), price.maxOutputTokens)
+}
+
+/**
+ * The most a request can cost, known before it is sent, in nano-USD.
+ *
+ * Why it bounds the real cost: every token the provider bills as prompt comes from the body, a token
+ * covers at least one byte, and JSON only adds bytes (keys, quotes, escapes), so the prompt has at
+ * most `bodyBytes` tokens. Each is priced at the dearest input-side rate of the row (input or cache
+ * write; a token can be billed in only one category), and, when the body is long enough to reach a
+ * long-context tier, at that tier's rates, which are never lower. The response cannot exceed the
+ * output cap the request sets, nor the model's own maximum.
+ *
+ * What it assumes, so a caller knows where it stops holding: the prompt travels in the body (not by
+ * reference: `previous_response_id`, file ids, stored prompts, image or document URLs); one choice is
+ * generated (OpenAI's `n` multiplies output); images are not among the inputs (some models bill an
+ * image at more tokens than its encoded bytes); cache writes are 5-minute ones; the provider adds no
+ * hidden system prompt (Anthropic adds one when tools are present); and the default service tier.
+ */
+export function estimateNano(price: ModelPrice, request: { bodyBytes: number; maxOutputTokens?: number }): number {
+  const promptTokens = Math.max(0, Math.ceil(request.bodyBytes))
+  const rates = ratesFor(price, promptTokens)
+  const inputRate = Math.max(rates.inputNanoPerToken, rates.cacheWriteNanoPerToken ?? 0, rates.cacheReadNanoPerToken ?? 0)
+  return promptTokens * inputRate + outputTokensBound(price, request.maxOutputTokens) * rates.outputNanoPerToken
+}
+
+const NANO_PER_USD = 1_000_000_000
+
+/** For the API, which shows USD; stored and summed amounts stay integer nano-USD. */
+export const nanoToUsd = (nano: number): number => nano / NANO_PER_USD

@@ -1,0 +1,365 @@
+/**
+ * The gateway's request path, top to bottom: read the call, pick the provider and the mode, check
+ * credits, call the provider, relay its answer (translated when the formats differ), and on the way
+ * out price it, charge it, and leave its metadata and its record.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Principal } from '../auth/principal'
+import { ApiError, badRequest } from '../errors'
+import { errorBody, errorFamily } from '../http/error-mapper'
+import type { Logger } from '../log'
+import type { RequestRecord } from '../store/repositories/requests'
+import type { Store } from '../store/store'
+import { TtlCache } from '../util/ttl-cache'
+import { costNano, estimateNano, nanoToUsd, priceFor } from './cost/cost'
+import type { ModelPrice } from './cost/prices'
+import type { GatewayMeta, MetaStore } from './meta/store'
+import {
+  asRecord,
+  type ProviderAdapter,
+  type ProviderCredentials,
+  type ProviderName,
+  parseJson,
+  type WireFormat,
+} from './providers/provider'
+import { resolveModel } from './providers/registry'
+import type { RequestLog } from './request-log'
+import { relayStream, type StreamOutcome } from './stream-relay'
+import { type Translation, translationBetween } from './translations'
+import { totalTokens, type Usage } from './usage'
+
+export interface GatewayConfig {
+  providers: Record<ProviderName, ProviderCredentials>
+  metaTtlSeconds: number
+  /** How long to wait for a provider's response headers before answering 504. */
+  upstreamTimeoutMs: number
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig
+  store: Store
+  meta: MetaStore
+  requestLog: RequestLog
+  log: Logger
+  now?: () => number
+}
+
+export interface GatewayCall {
+  principal: Principal
+  path: string
+  request: Request
+  /** The body as sent; parsed here so that even a malformed one is answered with the Gw-* headers. */
+  bodyText: string
+  /** Lifts the server's idle timeout for this request (long streams are quiet between tokens). */
+  keepAlive(): void
+}
+
+/** Everything known about one call as it goes; what the headers, the meta and the record are made of. */
+interface CallState {
+  requestId: string
+  startedAt: number
+  principal: Principal
+  path: string
+  callerFormat: WireFormat
+  provider: string
+  model: string
+  mode: 'passthrough' | 'translated'
+  translationWarning?: string
+  price?: ModelPrice
+  estimatedCostNano?: number
+  ptb: boolean
+  /** The caller's headers: Gw-User-Id, Gw-Session-Id and Gw-Property-* go into the record. */
+  callerHeaders: Headers
+}
+
+const USER_HEADER = 'gw-user-id'
+const SESSION_HEADER = 'gw-session-id'
+const PROPERTY_PREFIX = 'gw-property-'
+/** Credit balances are read this fresh; a few calls may pass on a balance that just ran out (it may go negative). */
+const BALANCE_TTL_MS = 1_000
+
+/** Why a record has no cost: absent is not zero, and the reader should know which it is. */
+function costNote(state: CallState, usage: Usage | undefined): string | null {
+  if (state.provider === 'gw') return 'not dispatched'
+  if (state.price === undefined) return `no price known for ${state.provider} model ${state.model}`
+  if (usage === undefined) return 'the provider reported no usage'
+  return null
+}
+
+export class Gateway {
+  private readonly now: () => number
+  private readonly balances: TtlCache<string, number>
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.now = deps.now ?? Date.now
+    this.balances = new TtlCache(100_000, BALANCE_TTL_MS, this.now)
+  }
+
+  async dispatch(call: GatewayCall): Promise<Response> {
+    const callerFormat: WireFormat = errorFamily(call.path) === 'anthropic' ? 'anthropic' : 'openai'
+    const body = asRecord(parseJson(call.bodyText))
+    const state: CallState = {
+      requestId: randomUUID(),
+      startedAt: this.now(),
+      principal: call.principal,
+      path: call.path,
+      callerFormat,
+      provider: 'gw',
+      model: typeof body?.model === 'string' ? body.model : 'unknown',
+      mode: 'passthrough',
+      ptb: false,
+      callerHeaders: call.request.headers,
+    }
+    try {
+      if (!body) throw badRequest('the request body must be a JSON object')
+      return await this.serve(call, body, state)
+    } catch (error) {
+      const failure =
+        error instanceof ApiError ? error : new ApiError('internal_error', 'internal error; the server log has the details')
+      if (!(error instanceof ApiError))
+        this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
+      await this.finish(state, { status: 'error', httpStatus: failure.status, error: failure.message })
+      return this.respond(state, 'error', Response.json(errorBody(errorFamily(call.path), failure), { status: failure.status }))
+    }
+  }
+
+  private async serve(call: GatewayCall, body: Record<string, unknown>, state: CallState): Promise<Response> {
+    // 1. The provider that serves the model, and whether the formats differ.
+    const { provider, model } = resolveModel(body.model)
+    state.provider = provider.name
+    state.model = model
+    const translation = translationBetween(state.callerFormat, provider.format)
+    state.mode = translation ? 'translated' : 'passthrough'
+    const upstreamPath = this.upstreamPath(call.path, provider, translation)
+
+    // 2. The body in the provider's format; what could not be carried over is named.
+    let upstreamBody: Record<string, unknown> = { ...body, model }
+    if (translation) {
+      const translated = translation.request(upstreamBody)
+      upstreamBody = { ...translated.request, model }
+      if (translated.dropped.length > 0) state.translationWarning = `dropped: ${translated.dropped.join(', ')}`
+    }
+    const streaming = upstreamBody.stream === true
+    const usageRequest = provider.requestUsageInStream(upstreamBody)
+    upstreamBody = usageRequest.body
+
+    // 3. Whose credentials, and can the organisation pay for them.
+    const credentials = this.deps.config.providers[provider.name]
+    if (provider.requiresKey(credentials) && !credentials.apiKey) {
+      throw badRequest(
+        `no key is configured for provider ${provider.name}; the operator sets ${provider.name.toUpperCase()}_API_KEY`,
+      )
+    }
+    state.ptb = true
+    const serialized = JSON.stringify(upstreamBody)
+    state.price = priceFor(provider.name, model)
+    if (state.price) {
+      const maxTokens = upstreamBody.max_tokens ?? upstreamBody.max_completion_tokens ?? upstreamBody.max_output_tokens
+      state.estimatedCostNano = estimateNano(state.price, {
+        bodyBytes: Buffer.byteLength(serialized),
+        maxOutputTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
+      })
+    }
+    await this.checkCredits(state)
+
+    // 4. The provider.
+    const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
+    const response = await this.callUpstream(upstream.url, upstream.headers, serialized, call.request.signal, provider.name)
+    if (!response.ok) return this.upstreamFailure(state, response, translation)
+
+    // 5. The answer, streamed or whole.
+    if (streaming) {
+      call.keepAlive()
+      const relayed = relayStream({
+        upstream: response,
+        provider,
+        translation,
+        callerAskedForUsage: usageRequest.callerAskedForUsage,
+        now: this.now,
+        startedAt: state.startedAt,
+        finish: (outcome) => this.finish(state, outcome),
+      })
+      return this.respond(state, 'success', relayed)
+    }
+    const text = await response.text()
+    const payload = parseJson(text)
+    const usage = provider.usageOf(payload)
+    const meta = await this.finish(state, {
+      status: 'success',
+      httpStatus: response.status,
+      usage,
+      servedModel: provider.servedModel(payload),
+    })
+    const out = translation ? JSON.stringify(translation.response(payload)) : text
+    state.model = meta.model
+    return this.respond(
+      state,
+      'success',
+      new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }),
+    )
+  }
+
+  private upstreamPath(path: string, provider: ProviderAdapter, translation: Translation | undefined): string {
+    if (!translation) {
+      if (!provider.paths.includes(path)) {
+        throw badRequest(`${path} is not served by provider ${provider.name}; it serves ${provider.paths.join(', ')}`)
+      }
+      return path
+    }
+    if (path !== '/v1/chat/completions' && path !== '/v1/messages') {
+      throw badRequest(
+        `${path} cannot be translated for provider ${provider.name}; only chat (/v1/chat/completions, /v1/messages) can`,
+      )
+    }
+    return provider.chatPath
+  }
+
+  private async checkCredits(state: CallState): Promise<void> {
+    const orgId = state.principal.orgId
+    let balance = this.balances.get(orgId)
+    if (balance === undefined) {
+      balance = (await this.deps.store.organizations.get(orgId))?.creditBalanceNano ?? 0
+      this.balances.set(orgId, balance)
+    }
+    if (balance <= 0) {
+      throw new ApiError(
+        'payment_required',
+        "this organization has no credits left for calls on the operator's provider keys; add credits (gw credits add)",
+      )
+    }
+  }
+
+  private async callUpstream(
+    url: string,
+    headers: Headers,
+    body: string,
+    clientSignal: AbortSignal,
+    provider: string,
+  ): Promise<Response> {
+    const abort = new AbortController()
+    const onClientGone = () => abort.abort(new Error('client disconnected'))
+    clientSignal.addEventListener('abort', onClientGone, { once: true })
+    const timer = setTimeout(() => abort.abort(new Error('timeout')), this.deps.config.upstreamTimeoutMs)
+    try {
+      // decompress is left on and the encoding headers are not passed on: Bun hands us decoded bytes.
+      return await fetch(url, { method: 'POST', headers, body, signal: abort.signal })
+    } catch (error) {
+      if (abort.signal.aborted && String(abort.signal.reason).includes('timeout')) {
+        throw new ApiError(
+          'upstream_timeout',
+          `provider ${provider} did not answer within ${this.deps.config.upstreamTimeoutMs} ms`,
+        )
+      }
+      if (clientSignal.aborted) throw new ApiError('bad_request', 'the client went away before the provider answered')
+      throw new ApiError('upstream_unreachable', `provider ${provider} could not be reached: ${(error as Error).message}`)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** A provider's 4xx/5xx: passed on with its status; in the caller's format when the formats differ. */
+  private async upstreamFailure(state: CallState, response: Response, translation: Translation | undefined): Promise<Response> {
+    const text = await response.text()
+    const message = asRecord(asRecord(parseJson(text))?.error)?.message
+    const description = typeof message === 'string' ? message : `provider ${state.provider} answered ${response.status}`
+    await this.finish(state, { status: 'error', httpStatus: response.status, error: description })
+    const out = translation
+      ? JSON.stringify(
+          errorBody(errorFamily(state.path), new ApiError('upstream_error', description, undefined, response.status)),
+        )
+      : text
+    return this.respond(
+      state,
+      'error',
+      new Response(out, { status: response.status, headers: { 'content-type': 'application/json' } }),
+    )
+  }
+
+  /** Prices, charges, and records a finished call; returns the metadata (spec 2.1). */
+  private async finish(state: CallState, outcome: StreamOutcome): Promise<GatewayMeta> {
+    const { principal } = state
+    const cost = state.price && outcome.usage ? costNano(state.price, outcome.usage) : undefined
+    let creditsRemaining: number | undefined
+    if (state.ptb && cost !== undefined && cost > 0) {
+      // The record keeps the cost either way; a failed charge is logged, never turned into a failed answer.
+      const balance = await this.deps.store.organizations
+        .addCredits(principal.orgId, -cost)
+        .catch((error: unknown) =>
+          this.deps.log.error('credit charge failed', { requestId: state.requestId, error: String(error) }),
+        )
+      if (typeof balance === 'number') {
+        this.balances.set(principal.orgId, balance)
+        creditsRemaining = nanoToUsd(balance)
+      }
+    }
+    const model = outcome.servedModel ?? state.model
+    const meta: GatewayMeta = {
+      requestId: state.requestId,
+      provider: state.provider,
+      model,
+      status: outcome.status,
+      ...(cost !== undefined ? { requestCost: nanoToUsd(cost) } : {}),
+      ...(state.estimatedCostNano !== undefined ? { estimatedCost: nanoToUsd(state.estimatedCostNano) } : {}),
+      ...(creditsRemaining !== undefined ? { creditsRemaining } : {}),
+      gatewayMode: state.mode,
+      ...(state.translationWarning ? { translationWarning: state.translationWarning } : {}),
+    }
+    await this.deps.meta.put({ orgId: principal.orgId, meta }, this.deps.config.metaTtlSeconds).catch((error: unknown) =>
+      this.deps.log.warn('metadata not stored; the lookup will answer pending', {
+        requestId: state.requestId,
+        error: String(error),
+      }),
+    )
+    this.deps.requestLog.record(this.record(state, outcome, meta, cost))
+    return meta
+  }
+
+  private record(state: CallState, outcome: StreamOutcome, meta: GatewayMeta, cost: number | undefined): RequestRecord {
+    const { principal, callerHeaders } = state
+    const properties: Record<string, string> = {}
+    callerHeaders.forEach((value, name) => {
+      if (name.startsWith(PROPERTY_PREFIX)) properties[name.slice(PROPERTY_PREFIX.length)] = value
+    })
+    const usage = outcome.usage
+    return {
+      id: state.requestId,
+      orgId: principal.orgId,
+      apiKeyId: principal.apiKeyId ?? null,
+      userId: callerHeaders.get(USER_HEADER),
+      sessionId: callerHeaders.get(SESSION_HEADER),
+      properties: Object.keys(properties).length > 0 ? properties : null,
+      provider: state.provider,
+      model: meta.model,
+      path: state.path,
+      gatewayMode: state.mode,
+      translationWarning: state.translationWarning ?? null,
+      status: outcome.status,
+      httpStatus: outcome.httpStatus,
+      latencyMs: this.now() - state.startedAt,
+      timeToFirstTokenMs: outcome.timeToFirstTokenMs ?? null,
+      promptTokens: usage?.promptTokens ?? null,
+      completionTokens: usage?.completionTokens ?? null,
+      cacheReadTokens: usage?.cacheReadTokens ?? null,
+      cacheWriteTokens: usage?.cacheWriteTokens ?? null,
+      totalTokens: usage ? totalTokens(usage) : null,
+      costNano: cost ?? null,
+      costNote: cost !== undefined ? null : costNote(state, usage),
+      estimatedCostNano: state.estimatedCostNano ?? null,
+      ptb: state.ptb,
+      error: outcome.error ?? null,
+      createdAt: new Date(state.startedAt),
+    }
+  }
+
+  /** The Gw-* headers (spec 4.3) on every gateway answer, errors included. */
+  private respond(state: CallState, status: 'success' | 'error', response: Response): Response {
+    const headers = response.headers
+    headers.set('Gw-Id', state.requestId)
+    headers.set('Gw-Provider', state.provider)
+    headers.set('Gw-Model', state.model)
+    headers.set('Gw-Status', status)
+    headers.set('Gw-Gateway-Mode', state.mode)
+    if (state.translationWarning) headers.set('Gw-Translation-Warning', state.translationWarning)
+    return response
+  }
+}

@@ -1,0 +1,50 @@
+import type { Principal } from '../auth/principal'
+import { notFound } from '../errors'
+import type { Store } from '../store/store'
+import { PRICE_TABLE } from './cost/prices'
+import type { MetaStore } from './meta/store'
+import type { ProviderCredentials, ProviderName } from './providers/provider'
+import { PROVIDERS } from './providers/registry'
+
+/** `GET /v1/models` and `POST /v1/feedback`: the gateway's two routes besides dispatch (spec 4.4). */
+export class GatewayInfo {
+  constructor(private readonly deps: { store: Store; meta: MetaStore; providers: Record<ProviderName, ProviderCredentials> }) {}
+
+  /**
+   * The models of the price table whose provider this gw can call (a key configured, or a self-hosted
+   * server that needs none), in OpenAI's list shape so the SDKs' `models.list()` reads it.
+   */
+  models(_principal: Principal) {
+    const usable = (name: ProviderName) => {
+      const credentials = this.deps.providers[name]
+      return Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials)
+    }
+    return {
+      object: 'list' as const,
+      data: PRICE_TABLE.filter((row) => usable(row.provider)).map((row) => ({
+        id: row.model,
+        object: 'model' as const,
+        created: 0,
+        owned_by: row.provider,
+      })),
+    }
+  }
+
+  /** Rates one of the caller's own requests; another organisation's request is not found. */
+  async feedback(principal: Principal, requestId: string, rating: boolean | number) {
+    const id = requestId.toLowerCase()
+    const own =
+      (await this.deps.meta.get(id))?.orgId === principal.orgId ||
+      (await this.deps.store.requests.get(principal.orgId, id)) !== undefined
+    if (!own) throw notFound('request')
+    const value = typeof rating === 'boolean' ? (rating ? 1 : 0) : rating
+    await this.deps.store.feedback.upsert({
+      requestId: id,
+      orgId: principal.orgId,
+      rating: value,
+      actorId: principal.actorId,
+      createdAt: new Date(),
+    })
+    return { requestId: id, rating: value }
+  }
+}

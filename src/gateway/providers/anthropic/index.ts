@@ -1,0 +1,75 @@
+import type { Usage } from '../../usage'
+import { asNumber, asRecord, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+
+/** The version gw speaks when the caller names none; a caller's `anthropic-version` is passed on. */
+const DEFAULT_VERSION = '2023-06-01'
+const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const
+
+/** Anthropic's `input_tokens` leaves out the cached parts; gw's `promptTokens` counts them in. */
+function usageFrom(usage: Record<string, unknown> | undefined): Usage | undefined {
+  if (!usage) return undefined
+  const cacheReadTokens = asNumber(usage.cache_read_input_tokens)
+  const cacheWriteTokens = asNumber(usage.cache_creation_input_tokens)
+  return {
+    promptTokens: asNumber(usage.input_tokens) + cacheReadTokens + cacheWriteTokens,
+    completionTokens: asNumber(usage.output_tokens),
+    cacheReadTokens,
+    cacheWriteTokens,
+  }
+}
+
+const servedModel = (payload: unknown): string | undefined => {
+  const record = asRecord(payload)
+  const model = record?.model ?? asRecord(record?.message)?.model
+  return typeof model === 'string' ? model : undefined
+}
+
+/** `message_start` carries the input side, `message_delta` the running output count (and, lately, input too). */
+function streamUsage(): StreamUsage {
+  let usage: Usage | undefined
+  let model: string | undefined
+  return {
+    push(event) {
+      const payload = asRecord(parseJson(event.data))
+      if (event.event === 'message_start') {
+        const message = asRecord(payload?.message)
+        usage = usageFrom(asRecord(message?.usage)) ?? usage
+        model ??= servedModel(message)
+      } else if (event.event === 'message_delta') {
+        const delta = asRecord(payload?.usage)
+        if (!delta) return
+        const base = usage ?? { promptTokens: 0, completionTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+        const update = usageFrom({ ...delta, output_tokens: delta.output_tokens ?? base.completionTokens })
+        // A delta that repeats the input side replaces it; one that does not keeps what message_start said.
+        usage = delta.input_tokens === undefined && update ? { ...base, completionTokens: update.completionTokens } : update
+      }
+    },
+    result: () => usage,
+    servedModel: () => model,
+  }
+}
+
+export const anthropic: ProviderAdapter = {
+  name: 'anthropic',
+  format: 'anthropic',
+  paths: ['/v1/messages'],
+  chatPath: '/v1/messages',
+  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.anthropic.com',
+
+  upstream(path, credentials, callerHeaders) {
+    const headers = new Headers({ 'content-type': 'application/json', 'anthropic-version': DEFAULT_VERSION })
+    for (const name of FORWARDED_HEADERS) {
+      const value = callerHeaders.get(name)
+      if (value) headers.set(name, value)
+    }
+    if (credentials.apiKey) headers.set('x-api-key', credentials.apiKey)
+    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path}`, headers }
+  },
+
+  requestUsageInStream: (body) => ({ body, callerAskedForUsage: true }),
+  usageOf: (payload) => usageFrom(asRecord(asRecord(payload)?.usage)),
+  streamUsage,
+  servedModel,
+  isStreamEnd: (event) => event.event === 'message_stop',
+  isInjectedUsageEvent: () => false,
+}

@@ -1,0 +1,86 @@
+import type { SseEvent } from '../../sse'
+import type { Usage } from '../../usage'
+import { asNumber, asRecord, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+
+/**
+ * OpenAI and every server that speaks its API (vLLM, Ollama, llama.cpp, ...): the base URL names the
+ * server and includes its `/v1`, as the OpenAI SDK's `baseURL` does.
+ */
+
+/** Chat and completions report `prompt_tokens`; the Responses API `input_tokens`. Cached tokens are part of either. */
+function usageOf(payload: unknown): Usage | undefined {
+  const usage = asRecord(asRecord(payload)?.usage) ?? asRecord(asRecord(asRecord(payload)?.response)?.usage)
+  if (!usage) return undefined
+  const promptTokens = asNumber(usage.prompt_tokens ?? usage.input_tokens)
+  const details = asRecord(usage.prompt_tokens_details) ?? asRecord(usage.input_tokens_details)
+  return {
+    promptTokens,
+    completionTokens: asNumber(usage.completion_tokens ?? usage.output_tokens),
+    cacheReadTokens: asNumber(details?.cached_tokens),
+    cacheWriteTokens: 0,
+  }
+}
+
+const servedModel = (payload: unknown): string | undefined => {
+  const record = asRecord(payload)
+  const model = record?.model ?? asRecord(record?.response)?.model
+  return typeof model === 'string' ? model : undefined
+}
+
+const RESPONSES_END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+
+const eventType = (event: SseEvent): string | undefined => {
+  if (event.event !== undefined) return event.event
+  const type = asRecord(parseJson(event.data))?.type
+  return typeof type === 'string' ? type : undefined
+}
+
+function streamUsage(): StreamUsage {
+  let usage: Usage | undefined
+  let model: string | undefined
+  return {
+    push(event) {
+      if (event.data === '[DONE]') return
+      const payload = parseJson(event.data)
+      usage = usageOf(payload) ?? usage
+      model ??= servedModel(payload)
+    },
+    result: () => usage,
+    servedModel: () => model,
+  }
+}
+
+export const openaiCompatible: ProviderAdapter = {
+  name: 'openai',
+  format: 'openai',
+  paths: ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'],
+  chatPath: '/v1/chat/completions',
+  // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com never does.
+  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.openai.com',
+
+  upstream(path, credentials) {
+    const headers = new Headers({ 'content-type': 'application/json' })
+    if (credentials.apiKey) headers.set('authorization', `Bearer ${credentials.apiKey}`)
+    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`, headers }
+  },
+
+  requestUsageInStream(body) {
+    const options = asRecord(body.stream_options)
+    const callerAskedForUsage = options?.include_usage === true
+    // Only chat and completions take stream_options; the Responses API always reports usage at the end.
+    if (body.stream !== true || !('messages' in body || 'prompt' in body)) return { body, callerAskedForUsage: true }
+    return { body: { ...body, stream_options: { ...options, include_usage: true } }, callerAskedForUsage }
+  },
+
+  usageOf,
+  streamUsage,
+  servedModel,
+
+  isStreamEnd: (event) => event.data === '[DONE]' || RESPONSES_END_EVENTS.has(eventType(event) ?? ''),
+
+  isInjectedUsageEvent(event, callerAskedForUsage) {
+    if (callerAskedForUsage || event.data === '[DONE]') return false
+    const chunk = asRecord(parseJson(event.data))
+    return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined
+  },
+}

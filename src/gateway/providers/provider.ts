@@ -1,0 +1,59 @@
+import type { SseEvent } from '../sse'
+import type { Usage } from '../usage'
+
+/** The wire formats gw speaks. A caller's path picks its format; a provider speaks one or more. */
+export type WireFormat = 'openai' | 'anthropic'
+
+export type ProviderName = 'openai' | 'anthropic'
+
+export interface ProviderCredentials {
+  apiKey?: string
+  baseUrl: string
+}
+
+/**
+ * What the gateway needs from a provider family. A new provider is one folder exporting one of
+ * these; the registry lists them statically (the compiled binary cannot import by computed name).
+ */
+export interface ProviderAdapter {
+  name: ProviderName
+  format: WireFormat
+  /** Paths (as callers send them) this provider serves in its own format. */
+  paths: readonly string[]
+  /** Where a translated conversation goes: the provider's own chat path. */
+  chatPath: string
+  /** True when calls need an operator key (a vendor's API); a self-hosted server may need none. */
+  requiresKey(credentials: ProviderCredentials): boolean
+  /** The upstream URL and headers for a call; `body` is already in the provider's format. */
+  upstream(path: string, credentials: ProviderCredentials, callerHeaders: Headers): { url: string; headers: Headers }
+  /** Adjusts a streaming request so the usage comes back in the stream (OpenAI's `stream_options`). */
+  requestUsageInStream(body: Record<string, unknown>): { body: Record<string, unknown>; callerAskedForUsage: boolean }
+  usageOf(response: unknown): Usage | undefined
+  /** Accumulates usage over stream events; returns the usage known so far. */
+  streamUsage(): StreamUsage
+  /** True for the provider's "stream complete" event; a stream that ends without it failed. */
+  isStreamEnd(event: SseEvent): boolean
+  /** True for an event the caller did not ask for and must not see (the extra usage chunk). */
+  isInjectedUsageEvent(event: SseEvent, callerAskedForUsage: boolean): boolean
+  /** The model that served, from a response body or a stream event, when the provider says so. */
+  servedModel(payload: unknown): string | undefined
+}
+
+export interface StreamUsage {
+  push(event: SseEvent): void
+  result(): Usage | undefined
+  servedModel(): string | undefined
+}
+
+export const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+export const asNumber = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+
+export const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

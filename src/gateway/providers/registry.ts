@@ -1,0 +1,43 @@
+import { ApiError, badRequest } from '../../errors'
+import { anthropic } from './anthropic'
+import { openaiCompatible } from './openai-compatible'
+import type { ProviderAdapter, ProviderName } from './provider'
+
+/** Every provider family gw can dispatch to. Static: `bun build --compile` cannot bundle computed imports. */
+export const PROVIDERS: Record<ProviderName, ProviderAdapter> = {
+  openai: openaiCompatible,
+  anthropic,
+}
+
+/**
+ * Which provider serves a model, by the model's name. Data, not code: a family is one row. A caller
+ * forces a provider with `provider/model` (how a model on vLLM or Ollama behind OPENAI_BASE_URL is named).
+ */
+const MODEL_FAMILIES: ReadonlyArray<{ pattern: RegExp; provider: ProviderName }> = [
+  { pattern: /^claude-/, provider: 'anthropic' },
+  { pattern: /^(gpt-|chatgpt-|o[1-9](-|$)|text-embedding-|davinci-|babbage-|omni-moderation-|codex-)/, provider: 'openai' },
+]
+
+export interface ResolvedModel {
+  provider: ProviderAdapter
+  /** The model id as the provider knows it (without a `provider/` prefix). */
+  model: string
+}
+
+export function resolveModel(requested: unknown): ResolvedModel {
+  if (typeof requested !== 'string' || requested.length === 0) throw badRequest('the request has no "model"')
+  const slash = requested.indexOf('/')
+  if (slash > 0) {
+    const name = requested.slice(0, slash)
+    const model = requested.slice(slash + 1)
+    if (name in PROVIDERS && model.length > 0) return { provider: PROVIDERS[name as ProviderName], model }
+  }
+  const family = MODEL_FAMILIES.find((f) => f.pattern.test(requested))
+  if (!family) {
+    throw new ApiError(
+      'bad_request',
+      `unknown model "${requested}"; name a known model, or force a provider with "openai/<model>" or "anthropic/<model>"`,
+    )
+  }
+  return { provider: PROVIDERS[family.provider], model: requested }
+}

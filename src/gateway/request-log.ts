@@ -1,0 +1,103 @@
+import type { Logger } from '../log'
+import type { RequestRecord } from '../store/repositories/requests'
+
+export interface RequestLogStats {
+  queued: number
+  written: number
+  dropped: number
+  failedFlushes: number
+}
+
+export interface RequestLogOptions {
+  /** Most records held in memory; beyond it a record is dropped, counted and logged. */
+  capacity?: number
+  /** Most records written in one flush. */
+  batchSize?: number
+  /** How long a record may wait for companions before a flush. */
+  flushIntervalMs?: number
+}
+
+/**
+ * The request log's writer: the gateway hands it a record and moves on; records are written in
+ * batches from a bounded queue. A failed write keeps its records for the next try, so a database
+ * hiccup loses nothing; only a full queue drops, and never silently. `drain()` writes everything
+ * before shutdown.
+ */
+export class RequestLog {
+  private queue: RequestRecord[] = []
+  private readonly capacity: number
+  private readonly batchSize: number
+  private readonly flushIntervalMs: number
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private flushing: Promise<void> | undefined
+  private readonly stats: RequestLogStats = { queued: 0, written: 0, dropped: 0, failedFlushes: 0 }
+  private lastDropLog = 0
+
+  constructor(
+    private readonly write: (records: readonly RequestRecord[]) => Promise<void>,
+    private readonly log: Logger,
+    options: RequestLogOptions = {},
+  ) {
+    this.capacity = options.capacity ?? 50_000
+    this.batchSize = options.batchSize ?? 1_000
+    this.flushIntervalMs = options.flushIntervalMs ?? 50
+  }
+
+  record(record: RequestRecord): void {
+    if (this.queue.length >= this.capacity) {
+      this.stats.dropped += 1
+      const now = Date.now()
+      // One line a second at most: a full queue must be visible without flooding the log.
+      if (now - this.lastDropLog >= 1_000) {
+        this.lastDropLog = now
+        this.log.error('request log queue full; records dropped', { dropped: this.stats.dropped, capacity: this.capacity })
+      }
+      return
+    }
+    this.queue.push(record)
+    this.stats.queued = this.queue.length
+    if (this.queue.length >= this.batchSize) void this.flush()
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs)
+  }
+
+  /** Writes what is queued now; concurrent calls share one flush at a time. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    while (this.flushing) await this.flushing
+    if (this.queue.length === 0) return
+    const batch = this.queue.slice(0, this.batchSize)
+    this.flushing = this.write(batch)
+      .then(() => {
+        this.queue = this.queue.slice(batch.length)
+        this.stats.written += batch.length
+      })
+      .catch((error: unknown) => {
+        this.stats.failedFlushes += 1
+        this.log.error('request log write failed; will retry', { records: batch.length, error: String(error) })
+      })
+      .finally(() => {
+        this.flushing = undefined
+        this.stats.queued = this.queue.length
+        if (this.queue.length > 0) this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs * 10)
+      })
+    await this.flushing
+  }
+
+  /** Writes everything queued, retrying failed batches a few times; for shutdown. */
+  async drain(attempts = 5): Promise<void> {
+    for (let i = 0; i < attempts && this.queue.length > 0; i++) {
+      const before = this.stats.written
+      await this.flush()
+      if (this.stats.written === before && this.queue.length > 0)
+        await new Promise((resolve) => setTimeout(resolve, 200 * (i + 1)))
+    }
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.queue.length > 0) this.log.error('request log records not written at shutdown', { records: this.queue.length })
+  }
+
+  snapshot(): RequestLogStats {
+    return { ...this.stats, queued: this.queue.length }
+  }
+}

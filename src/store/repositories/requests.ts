@@ -1,0 +1,56 @@
+import { and, count, eq } from 'drizzle-orm'
+import type { Database } from '../database'
+
+/** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
+export interface RequestRecord {
+  id: string
+  orgId: string
+  apiKeyId: string | null
+  userId: string | null
+  sessionId: string | null
+  properties: Record<string, string> | null
+  provider: string
+  model: string
+  path: string
+  gatewayMode: 'passthrough' | 'translated' | null
+  translationWarning: string | null
+  status: 'success' | 'error'
+  httpStatus: number
+  latencyMs: number | null
+  timeToFirstTokenMs: number | null
+  promptTokens: number | null
+  completionTokens: number | null
+  cacheReadTokens: number | null
+  cacheWriteTokens: number | null
+  totalTokens: number | null
+  costNano: number | null
+  costNote: string | null
+  estimatedCostNano: number | null
+  ptb: boolean
+  error: string | null
+  createdAt: Date
+}
+
+/** Rows per INSERT: 25 columns x 400 rows stays under both SQLite's and Postgres's bound-parameter limits. */
+const BATCH_ROWS = 400
+
+export const requestsRepository = ({ orm, tables: { requests } }: Database) => ({
+  async insertMany(records: readonly RequestRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += BATCH_ROWS) {
+      await orm.insert(requests).values(records.slice(i, i + BATCH_ROWS) as RequestRecord[])
+    }
+  },
+  /** Scoped by organisation: another organisation's request is not found. */
+  async get(orgId: string, id: string): Promise<RequestRecord | undefined> {
+    const [row] = await orm
+      .select()
+      .from(requests)
+      .where(and(eq(requests.orgId, orgId), eq(requests.id, id)))
+      .limit(1)
+    return row
+  },
+  async countForOrg(orgId: string): Promise<number> {
+    const [row] = await orm.select({ n: count() }).from(requests).where(eq(requests.orgId, orgId))
+    return Number(row?.n ?? 0)
+  },
+})

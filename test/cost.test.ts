@@ -1,0 +1,208 @@
+import { describe, expect, test } from 'bun:test'
+import { costNano, estimateNano, nanoToUsd, priceFor } from '../src/gateway/cost/cost'
+import { type ModelPrice, PRICE_TABLE, type TokenRates } from '../src/gateway/cost/prices'
+import type { Usage } from '../src/gateway/usage'
+
+const usage = (partial: Partial<Usage>): Usage => ({
+  promptTokens: 0,
+  completionTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  ...partial,
+})
+
+const known = (provider: ModelPrice['provider'], model: string): ModelPrice => {
+  const price = priceFor(provider, model)
+  if (!price) throw new Error(`no price for ${provider} ${model}`)
+  return price
+}
+
+describe('costNano (hand-computed figures)', () => {
+  test('gpt-4o: 1,000 prompt tokens of which 400 cached, 500 completion', () => {
+    // 600 x 2,500 + 400 x 1,250 + 500 x 10,000 nano-USD
+    const cost = costNano(known('openai', 'gpt-4o'), usage({ promptTokens: 1_000, cacheReadTokens: 400, completionTokens: 500 }))
+    expect(cost).toBe(7_000_000)
+    expect(nanoToUsd(cost)).toBe(0.007)
+  })
+
+  test('claude-sonnet-4-5 with cache reads and 5-minute cache writes', () => {
+    // 1,000 x 3,000 + 6,000 x 300 + 3,000 x 3,750 + 2,000 x 15,000 nano-USD
+    const cost = costNano(
+      known('anthropic', 'claude-sonnet-4-5-20250929'),
+      usage({ promptTokens: 10_000, cacheReadTokens: 6_000, cacheWriteTokens: 3_000, completionTokens: 2_000 }),
+    )
+    expect(cost).toBe(46_050_000)
+    expect(nanoToUsd(cost)).toBe(0.04605)
+  })
+
+  test('a prompt over 200K tokens puts the whole Sonnet request on long-context rates; 200K exactly does not', () => {
+    const sonnet = known('anthropic', 'claude-sonnet-4-5')
+    // 100,000 x 6,000 + 100,000 x 600 + 50,001 x 7,500 + 1,000 x 22,500
+    expect(
+      costNano(
+        sonnet,
+        usage({ promptTokens: 250_001, cacheReadTokens: 100_000, cacheWriteTokens: 50_001, completionTokens: 1_000 }),
+      ),
+    ).toBe(1_057_507_500)
+    // 200,000 x 3,000 + 1,000 x 15,000
+    expect(costNano(sonnet, usage({ promptTokens: 200_000, completionTokens: 1_000 }))).toBe(615_000_000)
+  })
+
+  test('cache tokens fall back to the input price when the row has no cache price', () => {
+    const bare: ModelPrice = {
+      provider: 'openai',
+      model: 'bare',
+      inputNanoPerToken: 7,
+      outputNanoPerToken: 11,
+      maxOutputTokens: 10,
+      source: 'https://example.com',
+      asOf: '2026-01-01',
+    }
+    expect(costNano(bare, usage({ promptTokens: 10, cacheReadTokens: 3, cacheWriteTokens: 2, completionTokens: 1 }))).toBe(81)
+  })
+
+  test('embeddings cost input only', () => {
+    expect(costNano(known('openai', 'text-embedding-3-small'), usage({ promptTokens: 1_000 }))).toBe(20_000)
+  })
+
+  test('more cached tokens than prompt tokens never refunds input', () => {
+    // 0 x 2,500 + 500 x 1,250
+    expect(costNano(known('openai', 'gpt-4o'), usage({ promptTokens: 400, cacheReadTokens: 500 }))).toBe(625_000)
+  })
+})
+
+describe('priceFor', () => {
+  test('dated snapshots and -latest resolve to their family; the longest family wins', () => {
+    const cases: [ModelPrice['provider'], string, string][] = [
+      ['openai', 'gpt-4o', 'gpt-4o'],
+      ['openai', 'gpt-4o-2024-08-06', 'gpt-4o'],
+      ['openai', 'gpt-4o-2024-11-20', 'gpt-4o'],
+      ['openai', 'gpt-4o-mini-2024-07-18', 'gpt-4o-mini'],
+      ['openai', 'gpt-4.1-nano-2025-04-14', 'gpt-4.1-nano'],
+      ['openai', 'o3-mini-2025-01-31', 'o3-mini'],
+      ['openai', 'gpt-5-mini-2025-08-07', 'gpt-5-mini'],
+      ['anthropic', 'claude-3-5-sonnet-20241022', 'claude-3-5-sonnet'],
+      ['anthropic', 'claude-3-7-sonnet-latest', 'claude-3-7-sonnet'],
+      ['anthropic', 'claude-sonnet-4-20250514', 'claude-sonnet-4'],
+      ['anthropic', 'claude-sonnet-4-0', 'claude-sonnet-4'],
+      ['anthropic', 'claude-sonnet-4-5-20250929', 'claude-sonnet-4-5'],
+      ['anthropic', 'claude-opus-4-1-20250805', 'claude-opus-4-1'],
+      ['anthropic', 'claude-haiku-4-5-20251001', 'claude-haiku-4-5'],
+    ]
+    for (const [provider, model, family] of cases) expect(priceFor(provider, model)?.model).toBe(family)
+  })
+
+  test('an exact row beats the family its id would resolve to', () => {
+    expect(priceFor('openai', 'gpt-4o-2024-05-13')?.inputNanoPerToken).toBe(5_000)
+    expect(priceFor('openai', 'gpt-4o-2024-08-06')?.inputNanoPerToken).toBe(2_500)
+  })
+
+  test('an unknown model is undefined, never a guess', () => {
+    const unknown: [ModelPrice['provider'], string][] = [
+      ['openai', 'gpt-4o-audio-preview'],
+      ['openai', 'gpt-4o-2024-08-06-custom'],
+      ['openai', 'gpt-5.1'],
+      ['openai', 'gpt-5-chat-latest'],
+      ['openai', 'o1-mini'],
+      ['openai', 'text-embedding-3'],
+      ['openai', ''],
+      ['openai', 'claude-sonnet-4-5'],
+      ['anthropic', 'gpt-4o'],
+      ['anthropic', 'claude-opus-4-6'],
+      ['anthropic', 'claude-3-opus-20240229'],
+      ['anthropic', 'claude-sonnet-4-5-20250929-extra'],
+    ]
+    for (const [provider, model] of unknown) expect(priceFor(provider, model)).toBeUndefined()
+  })
+})
+
+describe('estimateNano', () => {
+  test('hand-computed: the dearest input rate on every body byte plus the output cap', () => {
+    // 1,000 x 3,750 + 500 x 15,000
+    expect(estimateNano(known('anthropic', 'claude-sonnet-4-5'), { bodyBytes: 1_000, maxOutputTokens: 500 })).toBe(11_250_000)
+    // no cap asked: the model's maximum, 1,000 x 2,500 + 16,384 x 10,000
+    expect(estimateNano(known('openai', 'gpt-4o'), { bodyBytes: 1_000 })).toBe(166_340_000)
+  })
+
+  test('an output cap above the model maximum counts as the maximum', () => {
+    const gpt = known('openai', 'gpt-4o-mini')
+    expect(estimateNano(gpt, { bodyBytes: 10, maxOutputTokens: 1_000_000 })).toBe(estimateNano(gpt, { bodyBytes: 10 }))
+  })
+
+  test('is at least the real cost of every usage consistent with the body size and output cap, for every row', () => {
+    for (const price of PRICE_TABLE) {
+      for (const bodyBytes of [0, 1, 2_000, 199_999, 200_000, 200_001, 450_000]) {
+        for (const maxOutputTokens of [undefined, 0, 1, 777, price.maxOutputTokens, price.maxOutputTokens * 3]) {
+          const estimate = estimateNano(price, { bodyBytes, maxOutputTokens })
+          const completionCap = Math.min(maxOutputTokens ?? price.maxOutputTokens, price.maxOutputTokens)
+          for (const promptTokens of new Set([0, 1, Math.floor(bodyBytes / 2), bodyBytes].filter((n) => n <= bodyBytes))) {
+            for (const [readShare, writeShare] of [
+              [0, 0],
+              [1, 0],
+              [0, 1],
+              [0.5, 0.5],
+              [0.25, 0.5],
+            ] as const) {
+              const cacheReadTokens = Math.floor(promptTokens * readShare)
+              const cacheWriteTokens = Math.floor(promptTokens * writeShare)
+              for (const completionTokens of new Set([0, Math.floor(completionCap / 2), completionCap])) {
+                const cost = costNano(price, usage({ promptTokens, cacheReadTokens, cacheWriteTokens, completionTokens }))
+                if (cost > estimate) throw new Error(`${price.model}: cost ${cost} > estimate ${estimate} at ${bodyBytes} bytes`)
+              }
+            }
+          }
+        }
+      }
+    }
+  })
+})
+
+describe('PRICE_TABLE', () => {
+  const isNanoRate = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n > 0)
+
+  test('every row has positive integer prices, a max output, an https source and a real ISO date', () => {
+    for (const row of PRICE_TABLE) {
+      const where = `${row.provider} ${row.model}`
+      expect(row.model, where).toMatch(/^[a-z0-9][a-z0-9.-]*$/)
+      expect(Number.isSafeInteger(row.inputNanoPerToken) && row.inputNanoPerToken > 0, where).toBe(true)
+      expect(isNanoRate(row.cacheReadNanoPerToken), where).toBe(true)
+      expect(isNanoRate(row.cacheWriteNanoPerToken), where).toBe(true)
+      expect(Number.isSafeInteger(row.maxOutputTokens) && row.maxOutputTokens >= 0, where).toBe(true)
+      // A model that writes nothing (embeddings) has no output price; every other has a positive one.
+      if (row.maxOutputTokens === 0) expect(row.outputNanoPerToken, where).toBe(0)
+      else expect(Number.isSafeInteger(row.outputNanoPerToken) && row.outputNanoPerToken > 0, where).toBe(true)
+      expect(new URL(row.source).protocol, where).toBe('https:')
+      expect(row.asOf, where).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+      expect(new Date(`${row.asOf}T00:00:00Z`).toISOString().slice(0, 10), where).toBe(row.asOf)
+    }
+  })
+
+  test('long-context rates are integers and never below the base rates, so the estimate stays a bound', () => {
+    const fields: (keyof TokenRates)[] = [
+      'inputNanoPerToken',
+      'outputNanoPerToken',
+      'cacheReadNanoPerToken',
+      'cacheWriteNanoPerToken',
+    ]
+    for (const row of PRICE_TABLE) {
+      const long = row.longContext
+      if (!long) continue
+      expect(Number.isSafeInteger(long.aboveInputTokens) && long.aboveInputTokens > 0).toBe(true)
+      for (const field of fields) {
+        expect(isNanoRate(long[field]), `${row.model} ${field}`).toBe(true)
+        expect(long[field] ?? long.inputNanoPerToken).toBeGreaterThanOrEqual(row[field] ?? row.inputNanoPerToken)
+      }
+    }
+  })
+
+  test('no (provider, model) is listed twice, aliases included', () => {
+    const ids = PRICE_TABLE.flatMap((row) => [row.model, ...(row.aliases ?? [])].map((id) => `${row.provider}/${id}`))
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  test('every row and alias is found by its own id', () => {
+    for (const row of PRICE_TABLE) {
+      for (const id of [row.model, ...(row.aliases ?? [])]) expect(priceFor(row.provider, id)).toBe(row)
+    }
+  })
+})

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { createHarness, type Harness } from './support/harness'
+
+let fake: FakeProvider
+let h: Harness
+beforeAll(async () => {
+  fake = await startFakeProvider()
+  h = await createHarness({
+    providers: {
+      openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
+      anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
+    },
+  })
+})
+afterAll(async () => {
+  await h.close()
+  await fake.close()
+})
+
+const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }
+
+describe('pass-through billing (PTB) credits', () => {
+  test("no credits: 402 before any provider call, in the caller's format", async () => {
+    const org = await h.org()
+    const before = fake.calls.length
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body })
+    expect(response.status).toBe(402)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('payment_required')
+    expect(response.headers.get('gw-status')).toBe('error')
+    expect(fake.calls.length).toBe(before)
+  })
+
+  test('each request takes its cost from the balance, and creditsRemaining reports it', async () => {
+    const org = await h.org()
+    expect(await h.services.organizations.addCredits(org.orgId, 1)).toEqual({ orgId: org.orgId, creditsRemaining: 1 })
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body })
+    const meta = (await (
+      await h.request('GET', `/gateway/v1/meta/${response.headers.get('gw-id')}`, { token: org.apiKey })
+    ).json()) as {
+      requestCost: number
+      creditsRemaining: number
+    }
+    expect(meta.requestCost).toBeGreaterThan(0)
+    expect(meta.creditsRemaining).toBeCloseTo(1 - meta.requestCost, 9)
+    expect((await h.store.organizations.get(org.orgId))?.creditBalanceNano).toBe(1e9 - Math.round(meta.requestCost * 1e9))
+  })
+
+  test('adding credits to an organisation that does not exist is refused', async () => {
+    await expect(h.services.organizations.addCredits(crypto.randomUUID(), 1)).rejects.toThrow('organization not found')
+  })
+})

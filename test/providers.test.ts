@@ -1,0 +1,117 @@
+import { describe, expect, test } from 'bun:test'
+import { anthropic } from '../src/gateway/providers/anthropic'
+import { openaiCompatible } from '../src/gateway/providers/openai-compatible'
+import { resolveModel } from '../src/gateway/providers/registry'
+
+describe('the model registry', () => {
+  const cases: Array<[string, string, string]> = [
+    ['gpt-4o', 'openai', 'gpt-4o'],
+    ['o3-mini', 'openai', 'o3-mini'],
+    ['text-embedding-3-small', 'openai', 'text-embedding-3-small'],
+    ['claude-sonnet-4-5-20250929', 'anthropic', 'claude-sonnet-4-5-20250929'],
+    ['openai/llama3.1:8b', 'openai', 'llama3.1:8b'],
+    ['openai/meta-llama/Llama-3-8B', 'openai', 'meta-llama/Llama-3-8B'],
+    ['anthropic/claude-custom', 'anthropic', 'claude-custom'],
+  ]
+  for (const [requested, provider, model] of cases) {
+    test(`${requested} -> ${provider} ${model}`, () => {
+      const resolved = resolveModel(requested)
+      expect([resolved.provider.name, resolved.model]).toEqual([provider, model])
+    })
+  }
+
+  for (const bad of ['mystery', 'llama3', 'other/model', '', 42, undefined]) {
+    test(`${JSON.stringify(bad)} is refused with a message naming it`, () => {
+      expect(() => resolveModel(bad)).toThrow(typeof bad === 'string' && bad !== '' ? bad : 'model')
+    })
+  }
+})
+
+describe('usage as the providers report it', () => {
+  test('OpenAI: cached tokens are part of prompt_tokens', () => {
+    expect(
+      openaiCompatible.usageOf({
+        usage: { prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 400 } },
+      }),
+    ).toEqual({
+      promptTokens: 1000,
+      completionTokens: 50,
+      cacheReadTokens: 400,
+      cacheWriteTokens: 0,
+    })
+    expect(openaiCompatible.usageOf({ usage: { input_tokens: 10, output_tokens: 5 } })).toMatchObject({
+      promptTokens: 10,
+      completionTokens: 5,
+    })
+    expect(openaiCompatible.usageOf({ choices: [] })).toBeUndefined()
+  })
+
+  test('Anthropic: cache reads and writes are added to input_tokens', () => {
+    expect(
+      anthropic.usageOf({
+        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 200 },
+      }),
+    ).toEqual({
+      promptTokens: 310,
+      completionTokens: 5,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 200,
+    })
+  })
+
+  test('Anthropic stream: message_start gives the input side, message_delta the final output count', () => {
+    const usage = anthropic.streamUsage()
+    usage.push({
+      event: 'message_start',
+      data: JSON.stringify({
+        message: { model: 'claude-x', usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 5 } },
+      }),
+    })
+    usage.push({ event: 'message_delta', data: JSON.stringify({ usage: { output_tokens: 42 } }) })
+    expect(usage.result()).toEqual({ promptTokens: 15, completionTokens: 42, cacheReadTokens: 5, cacheWriteTokens: 0 })
+    expect(usage.servedModel()).toBe('claude-x')
+  })
+
+  test('OpenAI stream: the usage chunk, and only it, is the injected one', () => {
+    const usageChunk = { data: JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } }) }
+    const textChunk = { data: JSON.stringify({ choices: [{ delta: { content: 'x' } }] }) }
+    expect(openaiCompatible.isInjectedUsageEvent(usageChunk, false)).toBe(true)
+    expect(openaiCompatible.isInjectedUsageEvent(usageChunk, true)).toBe(false)
+    expect(openaiCompatible.isInjectedUsageEvent(textChunk, false)).toBe(false)
+    const usage = openaiCompatible.streamUsage()
+    usage.push(textChunk)
+    usage.push(usageChunk)
+    usage.push({ data: '[DONE]' })
+    expect(usage.result()).toMatchObject({ promptTokens: 3, completionTokens: 4 })
+  })
+
+  test("streaming chat asks for usage; the caller's own choice is remembered", () => {
+    expect(openaiCompatible.requestUsageInStream({ stream: true, messages: [] })).toEqual({
+      body: { stream: true, messages: [], stream_options: { include_usage: true } },
+      callerAskedForUsage: false,
+    })
+    expect(
+      openaiCompatible.requestUsageInStream({ stream: true, messages: [], stream_options: { include_usage: true } })
+        .callerAskedForUsage,
+    ).toBe(true)
+  })
+
+  test('upstream URLs and credentials', () => {
+    const openaiCall = openaiCompatible.upstream(
+      '/v1/chat/completions',
+      { apiKey: 'sk', baseUrl: 'http://127.0.0.1:8000/v1/' },
+      new Headers(),
+    )
+    expect(openaiCall.url).toBe('http://127.0.0.1:8000/v1/chat/completions')
+    expect(openaiCall.headers.get('authorization')).toBe('Bearer sk')
+    const anthropicCall = anthropic.upstream(
+      '/v1/messages',
+      { apiKey: 'ak', baseUrl: 'https://api.anthropic.com' },
+      new Headers({ 'anthropic-beta': 'x', authorization: 'Bearer gw-sk-caller' }),
+    )
+    expect(anthropicCall.url).toBe('https://api.anthropic.com/v1/messages')
+    expect(anthropicCall.headers.get('x-api-key')).toBe('ak')
+    expect(anthropicCall.headers.get('anthropic-beta')).toBe('x')
+    expect(anthropicCall.headers.get('authorization')).toBeNull()
+  })
+})

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { RequestLog } from '../src/gateway/request-log'
+import { createLogger, silentLogger } from '../src/log'
+import type { RequestRecord } from '../src/store/repositories/requests'
+import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { createHarness, type Harness, type Org } from './support/harness'
+
+const record = (id: string): RequestRecord => ({
+  id,
+  orgId: 'org',
+  apiKeyId: null,
+  userId: null,
+  sessionId: null,
+  properties: null,
+  provider: 'openai',
+  model: 'gpt-4o',
+  path: '/v1/chat/completions',
+  gatewayMode: 'passthrough',
+  translationWarning: null,
+  status: 'success',
+  httpStatus: 200,
+  latencyMs: 1,
+  timeToFirstTokenMs: null,
+  promptTokens: null,
+  completionTokens: null,
+  cacheReadTokens: null,
+  cacheWriteTokens: null,
+  totalTokens: null,
+  costNano: null,
+  costNote: null,
+  estimatedCostNano: null,
+  ptb: false,
+  error: null,
+  createdAt: new Date(0),
+})
+
+describe('the request log writer', () => {
+  test('writes in batches, and a failed write is retried without losing a record', async () => {
+    const written: string[] = []
+    let failures = 1
+    const log = new RequestLog(
+      async (records) => {
+        if (failures-- > 0) throw new Error('database away')
+        written.push(...records.map((r) => r.id))
+      },
+      silentLogger,
+      { batchSize: 10, flushIntervalMs: 1 },
+    )
+    for (let i = 0; i < 25; i++) log.record(record(String(i)))
+    await log.drain()
+    expect(written).toEqual(Array.from({ length: 25 }, (_, i) => String(i)))
+    expect(log.snapshot()).toMatchObject({ written: 25, dropped: 0, queued: 0, failedFlushes: 1 })
+  })
+
+  test('a full queue drops with a counter and a log line, never silently, and never grows past its bound', async () => {
+    const lines: string[] = []
+    const log = new RequestLog(
+      () => new Promise(() => undefined),
+      createLogger('info', (l) => lines.push(l)),
+      { capacity: 5, batchSize: 100, flushIntervalMs: 1_000 },
+    )
+    for (let i = 0; i < 8; i++) log.record(record(String(i)))
+    expect(log.snapshot()).toMatchObject({ queued: 5, dropped: 3 })
+    expect(lines.some((l) => l.includes('request log queue full'))).toBe(true)
+  })
+})
+
+describe('every dispatched request is recorded', () => {
+  let fake: FakeProvider
+  let h: Harness
+  let org: Org
+  beforeAll(async () => {
+    fake = await startFakeProvider()
+    h = await createHarness({
+      providers: {
+        openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
+        anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
+      },
+    })
+    org = await h.org()
+    await h.services.organizations.addCredits(org.orgId, 1_000)
+  })
+  afterAll(async () => {
+    await h.close()
+    await fake.close()
+  })
+
+  test('with its user, session, properties, tokens and cost', async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'fake:cache' }] },
+      headers: { 'Gw-User-Id': 'alice', 'Gw-Session-Id': 's-1', 'Gw-Property-Environment': 'staging' },
+    })
+    const id = response.headers.get('gw-id') as string
+    await h.requestLog.flush()
+    const row = await h.store.requests.get(org.orgId, id)
+    expect(row).toMatchObject({
+      userId: 'alice',
+      sessionId: 's-1',
+      properties: { environment: 'staging' },
+      provider: 'openai',
+      model: 'gpt-4o',
+      path: '/v1/chat/completions',
+      gatewayMode: 'passthrough',
+      status: 'success',
+      httpStatus: 200,
+      promptTokens: 1_000,
+      completionTokens: 500,
+      cacheReadTokens: 400,
+      totalTokens: 1_500,
+      ptb: true,
+      error: null,
+    })
+    expect(row?.costNano).toBe(7_000_000)
+    expect(row?.estimatedCostNano).toBeGreaterThan(0)
+  })
+
+  test('errors are recorded too, with what went wrong', async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: { model: 'mystery', messages: [] },
+    })
+    await h.requestLog.flush()
+    const row = await h.store.requests.get(org.orgId, response.headers.get('gw-id') as string)
+    expect(row).toMatchObject({ status: 'error', httpStatus: 400, costNano: null, costNote: 'not dispatched' })
+    expect(row?.error).toContain('mystery')
+  })
+
+  test('a burst of 1,000 requests leaves 1,000 rows', async () => {
+    const burst = await h.org()
+    await h.services.organizations.addCredits(burst.orgId, 1_000)
+    const statuses = await Promise.all(
+      Array.from({ length: 1_000 }, () =>
+        h
+          .request('POST', '/v1/chat/completions', {
+            token: burst.apiKey,
+            body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+          })
+          .then((r) => r.status),
+      ),
+    )
+    expect(statuses.filter((s) => s !== 200)).toEqual([])
+    await h.requestLog.drain()
+    expect(await h.store.requests.countForOrg(burst.orgId)).toBe(1_000)
+    expect(h.requestLog.snapshot().dropped).toBe(0)
+  })
+})

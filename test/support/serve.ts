@@ -1,0 +1,7 @@
+import type { Harness } from './harness'
+
+/** Serves a harness's app on a loopback port, as `gw serve` does, for clients that speak HTTP (the SDKs). */
+export function serveHarness(h: Harness): { url: string; stop(): Promise<void> } {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: h.app.fetch })
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
+}
