@@ -263,12 +263,17 @@ describe('cost, against hand-computed figures', () => {
 
   test('gpt-4o without cache: $0.0075', async () => {
     // 1,000 x $2.50/M + 500 x $10/M
-    expect((await metaOf(await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') }))).requestCost).toBe(0.0075)
+    expect(
+      (await metaOf(await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') }))).requestCost,
+    ).toBe(0.0075)
   })
 
   test('claude-sonnet-4-5 with cache reads and writes, streamed: $0.02235', async () => {
     // 1,000 x $3/M + 2,000 read x $0.30/M + 3,000 written x $3.75/M + 500 x $15/M = 0.003 + 0.0006 + 0.01125 + 0.0075
-    const response = await h.request('POST', '/v1/messages', { token: org.apiKey, body: messages('fake:cache', { stream: true }) })
+    const response = await h.request('POST', '/v1/messages', {
+      token: org.apiKey,
+      body: messages('fake:cache', { stream: true }),
+    })
     const frames = await events(response)
     const meta = JSON.parse(frames.at(-1)?.data ?? '{}') as { requestCost: number; estimatedCost: number }
     expect(meta.requestCost).toBe(0.02235)
@@ -276,7 +281,10 @@ describe('cost, against hand-computed figures', () => {
   })
 
   test('a model without a price: no cost (not 0), and the record says why', async () => {
-    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi', { model: 'openai/local-llama' }) })
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('hi', { model: 'openai/local-llama' }),
+    })
     const meta = await metaOf(response)
     expect(meta.requestCost).toBeUndefined()
     await h.requestLog.flush()
