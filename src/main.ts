@@ -8,6 +8,7 @@ import { createApp, createServices } from './app'
 import { MIN_PASSWORD_LENGTH } from './auth/passwords'
 import { ConfigError, loadConfig } from './config'
 import { ApiError } from './errors'
+import { serve } from './http/serve'
 import { openRuntime, type Runtime } from './runtime'
 import { TIERS, type Tier } from './store/repositories/organizations'
 import { VERSION } from './version'
@@ -61,12 +62,12 @@ async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<v
   }
 }
 
-async function serve(): Promise<void> {
+async function serveCommand(): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true })
   const { config, deps } = runtime
   const log = deps.log
   const app = createApp(deps)
-  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, maxRequestBodySize: MAX_BODY_BYTES })
+  const server = serve(app, { hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {
@@ -104,7 +105,7 @@ async function main(argv: string[]): Promise<void> {
 
   switch (command) {
     case 'serve':
-      return serve()
+      return serveCommand()
     case 'migrate':
       return withRuntime(async ({ db }) => {
         console.log(JSON.stringify({ dialect: db.dialect, migrations: db.migrations.map((m) => m.tag) }))

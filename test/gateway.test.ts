@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type SseEvent, SseParser } from '../src/gateway/sse'
 import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { serveHarness } from './support/serve'
 
 let fake: FakeProvider
 let h: Harness
@@ -218,6 +219,39 @@ describe('streaming', () => {
     abort.abort()
     for (let i = 0; i < 50 && fake.cancelledStreams === before; i++) await Bun.sleep(20)
     expect(fake.cancelledStreams).toBeGreaterThan(before)
+  })
+})
+
+describe('slow models outlast the server idle timeout (1 s here)', () => {
+  test('a non-streamed answer that takes longer than the idle timeout arrives', async () => {
+    const patient = await createHarness({ database: h, providers: { openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl } } })
+    const server = serveHarness(patient, { idleTimeoutSeconds: 1 })
+    try {
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(chat('fake:delay:2500')),
+      })
+      expect(response.status).toBe(200)
+    } finally {
+      await server.stop()
+      await patient.close()
+    }
+  })
+
+  test('a stream quieter than the idle timeout between frames arrives whole', async () => {
+    const server = serveHarness(h, { idleTimeoutSeconds: 1 })
+    try {
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(chat('fake:pause:2500', { stream: true })),
+      })
+      const frames = await events(response)
+      expect(frames.at(-1)?.event).toBe('gw')
+    } finally {
+      await server.stop()
+    }
   })
 })
 

@@ -124,6 +124,9 @@ export class Gateway {
   }
 
   private async serve(call: GatewayCall, body: Record<string, unknown>, state: CallState): Promise<Response> {
+    // Models think for longer than the server's idle timeout, whether they stream or not; the
+    // upstream timeout, not the idle one, bounds the wait.
+    call.keepAlive()
     // 1. The provider that serves the model, and whether the formats differ.
     const { provider, model } = resolveModel(body.model)
     state.provider = provider.name
@@ -169,7 +172,6 @@ export class Gateway {
 
     // 5. The answer, streamed or whole.
     if (streaming) {
-      call.keepAlive()
       const relayed = relayStream({
         upstream: response,
         provider,

@@ -6,6 +6,8 @@
  *   fake:midstream-fail   stream a few frames, then break the connection
  *   fake:slow:<ms>        wait that long between stream frames
  *   fake:hang             never answer (until the caller gives up)
+ *   fake:delay:<ms>       wait that long before answering
+ *   fake:pause:<ms>       stream the first frame, then go quiet that long once
  *   fake:gzip             gzip the (non-streamed) answer
  *   fake:cache            report prompt-cache tokens in the usage
  *   fake:tools            answer with a tool call instead of text
@@ -44,6 +46,8 @@ interface Directives {
   error?: number
   midstreamFail: boolean
   slowMs: number
+  delayMs: number
+  pauseMs: number
   hang: boolean
   gzip: boolean
   cache: boolean
@@ -53,10 +57,14 @@ interface Directives {
 function directives(raw: string): Directives {
   const error = /fake:error:(\d{3})/.exec(raw)?.[1]
   const slow = /fake:slow:(\d+)/.exec(raw)?.[1]
+  const delay = /fake:delay:(\d+)/.exec(raw)?.[1]
+  const pause = /fake:pause:(\d+)/.exec(raw)?.[1]
   return {
     error: error ? Number(error) : undefined,
     midstreamFail: raw.includes('fake:midstream-fail'),
     slowMs: slow ? Number(slow) : 0,
+    delayMs: delay ? Number(delay) : 0,
+    pauseMs: pause ? Number(pause) : 0,
     hang: raw.includes('fake:hang'),
     gzip: raw.includes('fake:gzip'),
     cache: raw.includes('fake:cache'),
@@ -262,6 +270,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
             if (signal.aborted) return
             controller.enqueue(frames[i] as Uint8Array)
             if (d.slowMs > 0) await Bun.sleep(d.slowMs)
+            if (i === 0 && d.pauseMs > 0) await Bun.sleep(d.pauseMs)
           }
           if (d.midstreamFail) controller.error(new Error('fake provider broke the stream'))
           else controller.close()
@@ -289,6 +298,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve(), { once: true }))
         return new Response(null, { status: 499 })
       }
+      if (d.delayMs > 0) await Bun.sleep(d.delayMs)
       if (d.error) return errorAnswer(anthropic, d.error)
       if (body.stream === true) {
         const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true

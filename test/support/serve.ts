@@ -1,7 +1,8 @@
+import { serve } from '../../src/http/serve'
 import type { Harness } from './harness'
 
 /** Serves a harness's app on a loopback port, as `gw serve` does, for clients that speak HTTP (the SDKs). */
-export function serveHarness(h: Harness): { url: string; stop(): Promise<void> } {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: h.app.fetch })
+export function serveHarness(h: Harness, options: { idleTimeoutSeconds?: number } = {}): { url: string; stop(): Promise<void> } {
+  const server = serve(h.app, { hostname: '127.0.0.1', port: 0, idleTimeoutSeconds: options.idleTimeoutSeconds })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
