@@ -105,6 +105,10 @@ describe('the compiled binary', () => {
           .status,
       ).toBe(403)
 
+      const credits = run(['credits', 'add', '--org', created.orgId as string, '--usd', '5'], { cwd })
+      expect(JSON.parse(credits.stdout)).toEqual({ orgId: created.orgId, creditsRemaining: 5 })
+      expect(run(['credits', 'add', '--org', created.orgId as string, '--usd', '-1'], { cwd }).code).toBe(2)
+
       const duplicate = run(
         ['member', 'add', '--org', created.orgId as string, '--email', 'admin@acme.test', '--role', 'member'],
         { cwd },
