@@ -106,6 +106,76 @@ describe('dispatch in passthrough mode', () => {
   })
 })
 
+describe('dispatch in translated mode', () => {
+  test('OpenAI chat to a Claude model: Anthropic format upstream, OpenAI format back, mode translated', async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('hi', { model: 'claude-sonnet-4-5', seed: 3 }),
+    })
+    expect(response.status).toBe(200)
+    expect(gwHeaders(response)).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      status: 'success',
+      mode: 'translated',
+    })
+    expect(response.headers.get('gw-translation-warning')).toBe('dropped: seed')
+    expect(fake.calls.at(-1)?.path).toBe('/v1/messages')
+    const body = (await response.json()) as { object: string; choices: Array<{ message: { content: string } }> }
+    expect(body.object).toBe('chat.completion')
+    expect(body.choices[0]?.message.content).toBe(ANTHROPIC_TEXT.join(''))
+    const meta = (await (
+      await h.request('GET', `/gateway/v1/meta/${response.headers.get('gw-id')}`, { token: org.apiKey })
+    ).json()) as Record<string, unknown>
+    expect(meta).toMatchObject({ gatewayMode: 'translated', translationWarning: 'dropped: seed' })
+  })
+
+  test('Anthropic messages to an OpenAI model, streamed: Anthropic events, then the gw frame', async () => {
+    const response = await h.request('POST', '/v1/messages', {
+      token: org.apiKey,
+      body: messages('hi', { model: 'gpt-4o', stream: true }),
+    })
+    const frames = await events(response)
+    expect(frames[0]?.event).toBe('message_start')
+    expect(frames.at(-2)?.event).toBe('message_stop')
+    expect(frames.at(-1)?.event).toBe('gw')
+    expect(JSON.parse(frames.at(-1)?.data ?? '{}')).toMatchObject({
+      provider: 'openai',
+      gatewayMode: 'translated',
+      status: 'success',
+    })
+  })
+
+  test('OpenAI chat streamed from a Claude model: the usage chunk only when the caller asks', async () => {
+    const plain = await events(
+      await h.request('POST', '/v1/chat/completions', {
+        token: org.apiKey,
+        body: chat('hi', { model: 'claude-sonnet-4-5', stream: true }),
+      }),
+    )
+    expect(plain.some((f) => f.event === undefined && f.data.includes('"usage"'))).toBe(false)
+    const asked = await events(
+      await h.request('POST', '/v1/chat/completions', {
+        token: org.apiKey,
+        body: chat('hi', { model: 'claude-sonnet-4-5', stream: true, stream_options: { include_usage: true } }),
+      }),
+    )
+    expect(asked.some((f) => f.event === undefined && f.data.includes('"usage"'))).toBe(true)
+    expect(asked.at(-2)?.data).toBe('[DONE]')
+    expect(asked.at(-1)?.event).toBe('gw')
+  })
+
+  test("a provider error in translated mode comes back in the caller's format with the provider's status", async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('fake:error:529', { model: 'claude-sonnet-4-5' }),
+    })
+    expect(response.status).toBe(529)
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe('fake provider error 529')
+    expect(response.headers.get('gw-status')).toBe('error')
+  })
+})
+
 describe('bad input never reaches a provider', () => {
   test('an unknown model: 400 naming it, with the Gw-* headers', async () => {
     const before = fake.calls.length

@@ -1,15 +1,36 @@
 import type { WireFormat } from './providers/provider'
-import type { SseEvent } from './sse'
+import { chatResponseToMessages, createChatToMessagesStream, messagesRequestToChat } from './translate/anthropic-to-openai'
+import { chatRequestToMessages, createMessagesToChatStream, messagesResponseToChat } from './translate/openai-to-anthropic'
+import type { StreamTranslator } from './translate/stream'
+import type { AnthropicMessage, AnthropicMessagesRequest, OpenAIChatCompletion, OpenAIChatRequest } from './translate/types'
 
-export interface StreamTranslator {
-  push(event: SseEvent): SseEvent[]
-  finish(): SseEvent[]
-}
+/** How a body crosses from the caller's format to the provider's and back, for one pair of formats. */
 export interface Translation {
   request(body: Record<string, unknown>): { request: Record<string, unknown>; dropped: string[] }
   response(body: unknown): unknown
   stream(callerAskedForUsage: boolean): StreamTranslator
 }
-const TRANSLATIONS: Partial<Record<`${WireFormat}->${WireFormat}`, Translation>> = {}
+
+// The wire types are checked by the provider, not by gw: bodies are handed over as the caller sent them.
+const TRANSLATIONS: Partial<Record<`${WireFormat}->${WireFormat}`, Translation>> = {
+  'openai->anthropic': {
+    request: (body) => {
+      const { request, dropped } = chatRequestToMessages(body as unknown as OpenAIChatRequest)
+      return { request: request as unknown as Record<string, unknown>, dropped }
+    },
+    response: (body) => messagesResponseToChat(body as AnthropicMessage),
+    stream: (includeUsage) => createMessagesToChatStream({ includeUsage }),
+  },
+  'anthropic->openai': {
+    request: (body) => {
+      const { request, dropped } = messagesRequestToChat(body as unknown as AnthropicMessagesRequest)
+      return { request: request as unknown as Record<string, unknown>, dropped }
+    },
+    response: (body) => chatResponseToMessages(body as OpenAIChatCompletion),
+    stream: () => createChatToMessagesStream({}),
+  },
+}
+
+/** The translation between two formats, or undefined when they are the same (passthrough) or none exists. */
 export const translationBetween = (caller: WireFormat, provider: WireFormat): Translation | undefined =>
   caller === provider ? undefined : TRANSLATIONS[`${caller}->${provider}`]
