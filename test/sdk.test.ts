@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { createHarness, type Harness, type Org } from './support/harness'
 import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, startFakeProvider } from './support/fake-provider'
+import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'
 
 /**
@@ -18,7 +18,12 @@ let anthropic: Anthropic
 
 beforeAll(async () => {
   fake = await startFakeProvider()
-  h = await createHarness({ providers: { openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl }, anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl } } })
+  h = await createHarness({
+    providers: {
+      openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
+      anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
+    },
+  })
   org = await h.org()
   await h.services.organizations.addCredits(org.orgId, 100)
   server = serveHarness(h)
@@ -33,14 +38,23 @@ afterAll(async () => {
 
 describe('the openai SDK', () => {
   test('chat with an OpenAI model (passthrough)', async () => {
-    const { data, response } = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse()
     expect(data.choices[0]?.message.content).toBe(OPENAI_TEXT.join(''))
     expect(response.headers.get('gw-gateway-mode')).toBe('passthrough')
   })
 
   test('chat with a Claude model (translated), text', async () => {
     const { data, response } = await openai.chat.completions
-      .create({ model: 'claude-sonnet-4-5', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }], max_tokens: 50 })
+      .create({
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' },
+        ],
+        max_tokens: 50,
+      })
       .withResponse()
     expect(data.choices[0]?.message.content).toBe(ANTHROPIC_TEXT.join(''))
     expect(data.choices[0]?.finish_reason).toBe('stop')
@@ -55,14 +69,26 @@ describe('the openai SDK', () => {
     const data = await openai.chat.completions.create({
       model: 'claude-sonnet-4-5',
       messages: [{ role: 'user', content: 'fake:tools' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ],
     })
     expect(data.choices[0]?.finish_reason).toBe('tool_calls')
-    expect(data.choices[0]?.message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })
+    expect(data.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+    })
   })
 
   test('streamed chat with a Claude model (translated): text arrives in order, then the stream ends', async () => {
-    const stream = await openai.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], stream: true })
+    const stream = await openai.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    })
     let text = ''
     let finish: string | null | undefined
     for await (const chunk of stream) {
@@ -89,7 +115,11 @@ describe('the openai SDK', () => {
 
 describe('the anthropic SDK', () => {
   test('messages with a Claude model (passthrough)', async () => {
-    const message = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+    const message = await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
     expect(message.content[0]).toMatchObject({ type: 'text', text: ANTHROPIC_TEXT.join('') })
   })
 
@@ -121,8 +151,10 @@ describe('the anthropic SDK', () => {
     expect(final.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })
   })
 
-  test('an error comes back as the SDK\'s error class with the status', async () => {
-    const failure = await anthropic.messages.create({ model: 'mystery-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)
+  test("an error comes back as the SDK's error class with the status", async () => {
+    const failure = await anthropic.messages
+      .create({ model: 'mystery-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)
     expect(failure).toBeInstanceOf(Anthropic.BadRequestError)
   })
 })

@@ -177,7 +177,9 @@ export class Gateway {
         provider,
         translation,
         // Translated, the caller's own stream_options say whether it wants OpenAI's usage chunk.
-        callerAskedForUsage: translation ? asRecord(body.stream_options)?.include_usage === true : usageRequest.callerAskedForUsage,
+        callerAskedForUsage: translation
+          ? asRecord(body.stream_options)?.include_usage === true
+          : usageRequest.callerAskedForUsage,
         now: this.now,
         startedAt: state.startedAt,
         finish: (outcome) => this.finish(state, outcome),
