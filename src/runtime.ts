@@ -3,7 +3,7 @@ import type { AppDeps } from './app'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
 import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
-import { RequestLog } from './gateway/request-log'
+import { persistEntries, RequestLog } from './gateway/request-log'
 import { createLogger, type Logger } from './log'
 import type { HealthProbe } from './modules/health/service'
 import { type Database, openDatabase } from './store/database'
@@ -62,7 +62,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
   }
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
-  const requestLog = new RequestLog((records) => store.requests.insertMany(records), log)
+  const requestLog = new RequestLog(persistEntries(store), log)
   return {
     config,
     db,

@@ -397,3 +397,51 @@ describe('cost, against hand-computed figures', () => {
     expect(row?.costNote).toBe('no price known for openai model local-llama')
   })
 })
+
+describe('POST /v1/feedback and GET /v1/models', () => {
+  test("a rating of the caller's own request is stored; the latest one counts", async () => {
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') })
+    const requestId = response.headers.get('gw-id') as string
+    const first = await h.request('POST', '/v1/feedback', { token: org.apiKey, body: { requestId, rating: true } })
+    expect(first.status).toBe(200)
+    expect(await first.json()).toEqual({ data: { requestId, rating: 1 }, error: null })
+    const second = await h.request('POST', '/v1/feedback', {
+      token: org.apiKey,
+      body: { requestId: requestId.toUpperCase(), rating: -0.5 },
+    })
+    expect(((await second.json()) as { data: { rating: number } }).data.rating).toBe(-0.5)
+    const rows = await h.db.query<{ rating: number }>('SELECT rating FROM request_feedback WHERE request_id = $1', [requestId])
+    expect(rows.map((r) => r.rating)).toEqual([-0.5])
+  })
+
+  test("another organisation's request, or one that never existed: 404", async () => {
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') })
+    const other = await h.org()
+    const requestId = response.headers.get('gw-id') as string
+    expect((await h.request('POST', '/v1/feedback', { token: other.apiKey, body: { requestId, rating: true } })).status).toBe(404)
+    expect(
+      (await h.request('POST', '/v1/feedback', { token: org.apiKey, body: { requestId: crypto.randomUUID(), rating: true } }))
+        .status,
+    ).toBe(404)
+  })
+
+  test('bad input: 400 naming the field, and nothing stored', async () => {
+    const response = await h.request('POST', '/v1/feedback', { token: org.apiKey, body: { requestId: 'nope', rating: 5 } })
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('requestId')
+  })
+
+  test('models: the OpenAI list shape, only providers gw can call', async () => {
+    const response = await h.request('GET', '/v1/models', { token: org.apiKey })
+    const body = (await response.json()) as { object: string; data: Array<{ id: string; owned_by: string }> }
+    expect(body.object).toBe('list')
+    expect(body.data.find((m) => m.id === 'gpt-4o')).toMatchObject({ owned_by: 'openai' })
+    expect(body.data.some((m) => m.owned_by === 'anthropic')).toBe(true)
+    const keyless = await createHarness({ database: h, providers: { openai: { baseUrl: 'https://api.openai.com/v1' } } })
+    const listed = (await (await keyless.request('GET', '/v1/models', { token: org.apiKey })).json()) as {
+      data: Array<{ owned_by: string }>
+    }
+    expect(listed.data.some((m) => m.owned_by === 'openai')).toBe(false)
+    await keyless.close()
+  })
+})

@@ -41,15 +41,43 @@ describe('the request log writer', () => {
     const log = new RequestLog(
       async (records) => {
         if (failures-- > 0) throw new Error('database away')
-        written.push(...records.map((r) => r.id))
+        written.push(...records.map((e) => e.record.id))
       },
       silentLogger,
       { batchSize: 10, flushIntervalMs: 1 },
     )
-    for (let i = 0; i < 25; i++) log.record(record(String(i)))
+    for (let i = 0; i < 25; i++) log.record({ record: record(String(i)) })
     await log.drain()
     expect(written).toEqual(Array.from({ length: 25 }, (_, i) => String(i)))
     expect(log.snapshot()).toMatchObject({ written: 25, dropped: 0, queued: 0, failedFlushes: 1 })
+  })
+
+  test('past the body budget, records are still kept, without their bodies', async () => {
+    const kept: Array<{ id: string; body: boolean }> = []
+    const log = new RequestLog(
+      async (entries) => void kept.push(...entries.map((e) => ({ id: e.record.id, body: e.body !== undefined }))),
+      silentLogger,
+      {
+        bodyBudget: 10,
+        flushIntervalMs: 1,
+      },
+    )
+    const body = (id: string) => ({
+      requestId: id,
+      orgId: 'org',
+      requestBody: '12345678',
+      responseBody: null,
+      truncated: false,
+      createdAt: new Date(0),
+    })
+    log.record({ record: record('a'), body: body('a') })
+    log.record({ record: record('b'), body: body('b') })
+    await log.drain()
+    expect(kept).toEqual([
+      { id: 'a', body: true },
+      { id: 'b', body: false },
+    ])
+    expect(log.snapshot()).toMatchObject({ written: 2, bodiesDropped: 1, dropped: 0 })
   })
 
   test('a full queue drops with a counter and a log line, never silently, and never grows past its bound', async () => {
@@ -59,7 +87,7 @@ describe('the request log writer', () => {
       createLogger('info', (l) => lines.push(l)),
       { capacity: 5, batchSize: 100, flushIntervalMs: 1_000 },
     )
-    for (let i = 0; i < 8; i++) log.record(record(String(i)))
+    for (let i = 0; i < 8; i++) log.record({ record: record(String(i)) })
     expect(log.snapshot()).toMatchObject({ queued: 5, dropped: 3 })
     expect(lines.some((l) => l.includes('request log queue full'))).toBe(true)
   })
@@ -113,6 +141,36 @@ describe('every dispatched request is recorded', () => {
     })
     expect(row?.costNano).toBe(7_000_000)
     expect(row?.estimatedCostNano).toBeGreaterThan(0)
+  })
+
+  test('its bodies, in their own table: what was sent and what was answered', async () => {
+    const sent = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: sent })
+    const answered = await response.text()
+    const streamed = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: { ...sent, stream: true } })
+    const streamedText = await streamed.text()
+    await h.requestLog.flush()
+    expect(await h.store.requestBodies.get(org.orgId, response.headers.get('gw-id') as string)).toMatchObject({
+      requestBody: JSON.stringify(sent),
+      responseBody: answered,
+      truncated: false,
+    })
+    const streamedBody = await h.store.requestBodies.get(org.orgId, streamed.headers.get('gw-id') as string)
+    // Everything the caller was sent but the gw frame, which is made from the record itself.
+    expect(streamedText.startsWith(streamedBody?.responseBody ?? 'missing')).toBe(true)
+    expect(streamedBody?.responseBody).toContain('[DONE]')
+    expect(await h.store.requestBodies.get('another-org', response.headers.get('gw-id') as string)).toBeUndefined()
+  })
+
+  test('a body larger than 64 KiB is kept cut, and flagged', async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] },
+    })
+    await h.requestLog.flush()
+    const stored = await h.store.requestBodies.get(org.orgId, response.headers.get('gw-id') as string)
+    expect(stored?.truncated).toBe(true)
+    expect(stored?.requestBody.length).toBe(64 * 1024)
   })
 
   test('errors are recorded too, with what went wrong', async () => {

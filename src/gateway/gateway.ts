@@ -11,6 +11,7 @@ import type { Logger } from '../log'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
+import { BodyCapture } from './body-capture'
 import { costNano, estimateNano, nanoToUsd, priceFor } from './cost/cost'
 import type { ModelPrice } from './cost/prices'
 import type { GatewayMeta, MetaStore } from './meta/store'
@@ -70,6 +71,9 @@ interface CallState {
   ptb: boolean
   /** The caller's headers: Gw-User-Id, Gw-Session-Id and Gw-Property-* go into the record. */
   callerHeaders: Headers
+  requestBody: BodyCapture
+  /** What the caller was answered, as far as it was kept; filled as the answer goes out. */
+  responseBody: BodyCapture
 }
 
 const USER_HEADER = 'gw-user-id'
@@ -109,6 +113,8 @@ export class Gateway {
       mode: 'passthrough',
       ptb: false,
       callerHeaders: call.request.headers,
+      requestBody: BodyCapture.of(call.bodyText),
+      responseBody: new BodyCapture(),
     }
     try {
       if (!body) throw badRequest('the request body must be a JSON object')
@@ -118,8 +124,14 @@ export class Gateway {
         error instanceof ApiError ? error : new ApiError('internal_error', 'internal error; the server log has the details')
       if (!(error instanceof ApiError))
         this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
+      const out = JSON.stringify(errorBody(errorFamily(call.path), failure))
+      state.responseBody.append(new TextEncoder().encode(out))
       await this.finish(state, { status: 'error', httpStatus: failure.status, error: failure.message })
-      return this.respond(state, 'error', Response.json(errorBody(errorFamily(call.path), failure), { status: failure.status }))
+      return this.respond(
+        state,
+        'error',
+        new Response(out, { status: failure.status, headers: { 'content-type': 'application/json' } }),
+      )
     }
   }
 
@@ -182,20 +194,21 @@ export class Gateway {
           : usageRequest.callerAskedForUsage,
         now: this.now,
         startedAt: state.startedAt,
+        capture: state.responseBody,
         finish: (outcome) => this.finish(state, outcome),
       })
       return this.respond(state, 'success', relayed)
     }
     const text = await response.text()
     const payload = parseJson(text)
-    const usage = provider.usageOf(payload)
+    const out = translation ? JSON.stringify(translation.response(payload)) : text
+    state.responseBody.append(new TextEncoder().encode(out))
     const meta = await this.finish(state, {
       status: 'success',
       httpStatus: response.status,
-      usage,
+      usage: provider.usageOf(payload),
       servedModel: provider.servedModel(payload),
     })
-    const out = translation ? JSON.stringify(translation.response(payload)) : text
     state.model = meta.model
     return this.respond(
       state,
@@ -315,7 +328,17 @@ export class Gateway {
         error: String(error),
       }),
     )
-    this.deps.requestLog.record(this.record(state, outcome, meta, cost))
+    this.deps.requestLog.record({
+      record: this.record(state, outcome, meta, cost),
+      body: {
+        requestId: state.requestId,
+        orgId: principal.orgId,
+        requestBody: state.requestBody.text(),
+        responseBody: state.responseBody.text(),
+        truncated: state.requestBody.truncated || state.responseBody.truncated,
+        createdAt: new Date(state.startedAt),
+      },
+    })
     return meta
   }
 

@@ -1,16 +1,41 @@
 import type { Logger } from '../log'
+import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestRecord } from '../store/repositories/requests'
+import type { Store } from '../store/store'
+
+/** A request's record and, when kept, its bodies. */
+export interface LogEntry {
+  record: RequestRecord
+  body?: RequestBodyRecord
+}
 
 export interface RequestLogStats {
   queued: number
   written: number
   dropped: number
+  /** Records written without their bodies because the queue's byte budget was spent. */
+  bodiesDropped: number
   failedFlushes: number
 }
+
+/** Writes a batch atomically, so a retried batch never meets half of itself already in the table. */
+export const persistEntries =
+  (store: Store) =>
+  (entries: readonly LogEntry[]): Promise<void> =>
+    store.transaction(async (tx) => {
+      await tx.requests.insertMany(entries.map((e) => e.record))
+      const bodies = entries.flatMap((e) => (e.body ? [e.body] : []))
+      if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
+    })
+
+const bodyBytes = (body: RequestBodyRecord | undefined): number =>
+  body ? body.requestBody.length + (body.responseBody?.length ?? 0) : 0
 
 export interface RequestLogOptions {
   /** Most records held in memory; beyond it a record is dropped, counted and logged. */
   capacity?: number
+  /** Most body characters held in memory; beyond it records are kept without their bodies. */
+  bodyBudget?: number
   /** Most records written in one flush. */
   batchSize?: number
   /** How long a record may wait for companions before a flush. */
@@ -24,40 +49,54 @@ export interface RequestLogOptions {
  * before shutdown.
  */
 export class RequestLog {
-  private queue: RequestRecord[] = []
+  private queue: LogEntry[] = []
+  private queuedBodyBytes = 0
   private readonly capacity: number
+  private readonly bodyBudget: number
   private readonly batchSize: number
   private readonly flushIntervalMs: number
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> | undefined
-  private readonly stats: RequestLogStats = { queued: 0, written: 0, dropped: 0, failedFlushes: 0 }
+  private readonly stats: RequestLogStats = { queued: 0, written: 0, dropped: 0, bodiesDropped: 0, failedFlushes: 0 }
   private lastDropLog = 0
 
   constructor(
-    private readonly write: (records: readonly RequestRecord[]) => Promise<void>,
+    private readonly write: (entries: readonly LogEntry[]) => Promise<void>,
     private readonly log: Logger,
     options: RequestLogOptions = {},
   ) {
     this.capacity = options.capacity ?? 50_000
+    this.bodyBudget = options.bodyBudget ?? 64 * 1024 * 1024
     this.batchSize = options.batchSize ?? 1_000
     this.flushIntervalMs = options.flushIntervalMs ?? 50
   }
 
-  record(record: RequestRecord): void {
+  record(entry: LogEntry): void {
     if (this.queue.length >= this.capacity) {
       this.stats.dropped += 1
-      const now = Date.now()
-      // One line a second at most: a full queue must be visible without flooding the log.
-      if (now - this.lastDropLog >= 1_000) {
-        this.lastDropLog = now
-        this.log.error('request log queue full; records dropped', { dropped: this.stats.dropped, capacity: this.capacity })
-      }
+      this.complain('request log queue full; records dropped')
       return
     }
-    this.queue.push(record)
+    const bytes = bodyBytes(entry.body)
+    if (bytes > 0 && this.queuedBodyBytes + bytes > this.bodyBudget) {
+      this.stats.bodiesDropped += 1
+      this.complain('request log body budget spent; records kept without bodies')
+      this.queue.push({ record: entry.record })
+    } else {
+      this.queuedBodyBytes += bytes
+      this.queue.push(entry)
+    }
     this.stats.queued = this.queue.length
     if (this.queue.length >= this.batchSize) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs)
+  }
+
+  private complain(message: string): void {
+    const now = Date.now()
+    // One line a second at most: a full queue must be visible without flooding the log.
+    if (now - this.lastDropLog < 1_000) return
+    this.lastDropLog = now
+    this.log.error(message, { dropped: this.stats.dropped, bodiesDropped: this.stats.bodiesDropped, capacity: this.capacity })
   }
 
   /** Writes what is queued now; concurrent calls share one flush at a time. */
@@ -70,6 +109,7 @@ export class RequestLog {
     this.flushing = this.write(batch)
       .then(() => {
         this.queue = this.queue.slice(batch.length)
+        for (const entry of batch) this.queuedBodyBytes -= bodyBytes(entry.body)
         this.stats.written += batch.length
       })
       .catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import type { BodyCapture } from './body-capture'
 import type { GatewayMeta } from './meta/store'
 import type { ProviderAdapter } from './providers/provider'
 import { encodeSse, type SseEvent, SseParser } from './sse'
@@ -20,6 +21,8 @@ export interface RelayOptions {
   callerAskedForUsage: boolean
   now: () => number
   startedAt: number
+  /** Keeps (a bounded part of) what the caller was sent, for the request log. */
+  capture: BodyCapture
   /** Called once when the stream is over, however it ended; returns the metadata for the `gw` frame. */
   finish(outcome: StreamOutcome): Promise<GatewayMeta>
 }
@@ -32,7 +35,13 @@ export interface RelayOptions {
  * goes away cancels the read, which aborts the provider call.
  */
 export function relayStream(options: RelayOptions): Response {
-  const { upstream, provider, translation, callerAskedForUsage, now, startedAt } = options
+  const { upstream, provider, translation, callerAskedForUsage, now, startedAt, capture } = options
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: Uint8Array[]) => {
+    for (const chunk of chunks) {
+      capture.append(chunk)
+      controller.enqueue(chunk)
+    }
+  }
   const body = upstream.body
   if (!body) throw new Error('provider stream has no body')
   const reader = body.getReader()
@@ -74,18 +83,18 @@ export function relayStream(options: RelayOptions): Response {
             firstByteAt ??= now()
             const out: Uint8Array[] = rawPassThrough ? [value] : []
             relay(parser.push(value), out)
-            for (const chunk of out) controller.enqueue(chunk)
+            send(controller, out)
             return
           }
           const out: Uint8Array[] = []
           relay(parser.end(), out)
           if (sawEnd) {
             if (stream) for (const translated of stream.finish()) out.push(encodeSse(translated))
-            for (const chunk of out) controller.enqueue(chunk)
+            send(controller, out)
             const meta = await finish({ status: 'success', httpStatus: upstream.status })
             controller.enqueue(encodeSse({ event: 'gw', data: JSON.stringify(meta) }))
           } else {
-            for (const chunk of out) controller.enqueue(chunk)
+            send(controller, out)
             await finish({ status: 'error', httpStatus: 502, error: 'the provider ended the stream before its last frame' })
           }
           controller.close()

@@ -193,3 +193,16 @@ export const requestFeedback = pgTable('request_feedback', {
   actorId: text('actor_id'),
   createdAt: createdAt(),
 })
+
+/**
+ * What was sent and answered, apart from the request log so that queries over the log never read
+ * bodies. Each side is kept up to a bound (see gateway/body-capture.ts); `truncated` says it was cut.
+ */
+export const requestBodies = pgTable('request_bodies', {
+  requestId: text('request_id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  requestBody: text('request_body').notNull(),
+  responseBody: text('response_body'),
+  truncated: boolean('truncated').notNull().default(false),
+  createdAt: createdAt(),
+})

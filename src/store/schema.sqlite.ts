@@ -181,3 +181,16 @@ export const requestFeedback = sqliteTable('request_feedback', {
   actorId: text('actor_id'),
   createdAt: createdAt(),
 })
+
+/**
+ * What was sent and answered, apart from the request log so that queries over the log never read
+ * bodies. Each side is kept up to a bound (see gateway/body-capture.ts); `truncated` says it was cut.
+ */
+export const requestBodies = sqliteTable('request_bodies', {
+  requestId: text('request_id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  requestBody: text('request_body').notNull(),
+  responseBody: text('response_body'),
+  truncated: integer('truncated', { mode: 'boolean' }).notNull().default(false),
+  createdAt: createdAt(),
+})

@@ -4,6 +4,7 @@ import { apiKeysRepository, sessionsRepository } from './repositories/credential
 import { feedbackRepository } from './repositories/feedback'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
+import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { usersRepository } from './repositories/users'
@@ -17,6 +18,7 @@ const repositories = (db: Database) => ({
   apiKeys: apiKeysRepository(db),
   audit: auditRepository(db),
   requests: requestsRepository(db),
+  requestBodies: requestBodiesRepository(db),
   feedback: feedbackRepository(db),
 })
 

@@ -5,7 +5,7 @@ import { type App, type AppDeps, createApp, createServices, type Services } from
 import { loadConfig } from '../../src/config'
 import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
-import { RequestLog } from '../../src/gateway/request-log'
+import { persistEntries, RequestLog } from '../../src/gateway/request-log'
 import { silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
 import { type Database, openDatabase } from '../../src/store/database'
@@ -92,7 +92,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const shared = options.database
   const database = shared ?? (await openTestDatabase(options.dialect ?? 'sqlite'))
   const meta = options.meta ?? new MemoryMetaStore()
-  const requestLog = new RequestLog((records) => database.store.requests.insertMany(records), silentLogger, {
+  const requestLog = new RequestLog(persistEntries(database.store), silentLogger, {
     flushIntervalMs: 5,
   })
   const deps: AppDeps = {

@@ -1,0 +1,31 @@
+import { and, eq } from 'drizzle-orm'
+import type { Database } from '../database'
+
+export interface RequestBodyRecord {
+  requestId: string
+  orgId: string
+  requestBody: string
+  responseBody: string | null
+  truncated: boolean
+  createdAt: Date
+}
+
+/** Bodies are large: fewer rows per INSERT than the request log. */
+const BATCH_ROWS = 100
+
+export const requestBodiesRepository = ({ orm, tables: { requestBodies } }: Database) => ({
+  async insertMany(bodies: readonly RequestBodyRecord[]): Promise<void> {
+    for (let i = 0; i < bodies.length; i += BATCH_ROWS) {
+      await orm.insert(requestBodies).values(bodies.slice(i, i + BATCH_ROWS) as RequestBodyRecord[])
+    }
+  },
+  /** Scoped by organisation: another organisation's bodies are not found. */
+  async get(orgId: string, requestId: string): Promise<RequestBodyRecord | undefined> {
+    const [row] = await orm
+      .select()
+      .from(requestBodies)
+      .where(and(eq(requestBodies.orgId, orgId), eq(requestBodies.requestId, requestId)))
+      .limit(1)
+    return row
+  },
+})
