@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness } from './support/harness'
 
 let fake: FakeProvider
@@ -7,10 +7,7 @@ let h: Harness
 beforeAll(async () => {
   fake = await startFakeProvider()
   h = await createHarness({
-    providers: {
-      openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
-      anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
-    },
+    providers: providersAt(fake),
   })
 })
 afterAll(async () => {

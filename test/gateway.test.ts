@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type SseEvent, SseParser } from '../src/gateway/sse'
-import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, startFakeProvider } from './support/fake-provider'
+import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'
 
@@ -11,10 +11,7 @@ let org: Org
 beforeAll(async () => {
   fake = await startFakeProvider()
   h = await createHarness({
-    providers: {
-      openai: { apiKey: 'sk-operator-openai', baseUrl: fake.openaiBaseUrl },
-      anthropic: { apiKey: 'sk-operator-anthropic', baseUrl: fake.anthropicBaseUrl },
-    },
+    providers: providersAt(fake),
     upstreamTimeoutMs: 1_000,
   })
   org = await h.org('growth')
@@ -63,7 +60,7 @@ describe('dispatch in passthrough mode', () => {
     expect(headers.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     const call = fake.calls[before]
     expect(call?.path).toBe('/v1/chat/completions')
-    expect(call?.headers.authorization).toBe('Bearer sk-operator-openai')
+    expect(call?.headers.authorization).toBe('Bearer sk-operator')
   })
 
   test('Anthropic messages to a Claude model', async () => {
@@ -72,7 +69,7 @@ describe('dispatch in passthrough mode', () => {
     const body = (await response.json()) as { content: Array<{ text: string }> }
     expect(body.content[0]?.text).toBe(ANTHROPIC_TEXT.join(''))
     expect(gwHeaders(response)).toMatchObject({ provider: 'anthropic', status: 'success', mode: 'passthrough' })
-    expect(fake.calls.at(-1)?.headers['x-api-key']).toBe('sk-operator-anthropic')
+    expect(fake.calls.at(-1)?.headers['x-api-key']).toBe('sk-operator')
   })
 
   test('provider/model forces the provider', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Redis from 'ioredis'
 import { MemoryMetaStore, type MetaStore, RedisMetaStore } from '../src/gateway/meta/store'
-import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serviceUrl } from './support/services'
 
@@ -14,10 +14,7 @@ let b: Org
 const harness = (meta: MetaStore) =>
   createHarness({
     meta,
-    providers: {
-      openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
-      anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
-    },
+    providers: providersAt(fake),
   })
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { RequestLog } from '../src/gateway/request-log'
 import { createLogger, silentLogger } from '../src/log'
 import type { RequestRecord } from '../src/store/repositories/requests'
-import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 
 const record = (id: string): RequestRecord => ({
@@ -100,10 +100,7 @@ describe('every dispatched request is recorded', () => {
   beforeAll(async () => {
     fake = await startFakeProvider()
     h = await createHarness({
-      providers: {
-        openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
-        anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
-      },
+      providers: providersAt(fake),
     })
     org = await h.org()
     await h.services.organizations.addCredits(org.orgId, 1_000)

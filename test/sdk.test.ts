@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, startFakeProvider } from './support/fake-provider'
+import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'
 
@@ -19,10 +19,7 @@ let anthropic: Anthropic
 beforeAll(async () => {
   fake = await startFakeProvider()
   h = await createHarness({
-    providers: {
-      openai: { apiKey: 'k', baseUrl: fake.openaiBaseUrl },
-      anthropic: { apiKey: 'k', baseUrl: fake.anthropicBaseUrl },
-    },
+    providers: providersAt(fake),
   })
   org = await h.org()
   await h.services.organizations.addCredits(org.orgId, 100)

@@ -324,3 +324,9 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     },
   }
 }
+
+/** The harness's provider settings for a fake provider: both families behind it, with operator keys. */
+export const providersAt = (fake: FakeProvider, apiKey = 'sk-operator') => ({
+  openai: { apiKey, baseUrl: fake.openaiBaseUrl },
+  anthropic: { apiKey, baseUrl: fake.anthropicBaseUrl },
+})
