@@ -10,6 +10,8 @@ import type { RequestLog } from './gateway/request-log'
 import { gatewayRoutes } from './gateway/routes'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
+import { RateLimiter } from './limits/limiter'
+import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
 import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
@@ -18,6 +20,8 @@ import { type HealthProbe, HealthService } from './modules/health/service'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
+import { rateLimitRoutes } from './modules/rate-limits/routes'
+import { RateLimitRulesService } from './modules/rate-limits/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
 import type { Store } from './store/store'
 import { VERSION } from './version'
@@ -30,6 +34,8 @@ export interface AppDeps {
   gateway: GatewayConfig
   meta: MetaStore
   requestLog: RequestLog
+  limiterStore: LimiterStore
+  globalRateLimit: { requests: number; windowSeconds: number }
   now?: () => number
 }
 
@@ -38,15 +44,19 @@ export function createServices(deps: AppDeps) {
   const hasher = new CredentialHasher(deps.serverSecret)
   const issuer = new CredentialIssuer(hasher, deps.now)
   const authenticator = new Authenticator({ store: deps.store, hasher, now: deps.now })
+  const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
+  const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   return {
     authenticator,
     auth: new AuthService(deps.store, issuer, authenticator),
     organizations: new OrganizationService(deps.store, issuer),
     members: new MembersService(deps.store, issuer),
     health: new HealthService(deps.probes),
+    rateLimitRules,
     gateway: new Gateway({
       config: deps.gateway,
       store: deps.store,
+      limiter,
       meta: deps.meta,
       requestLog: deps.requestLog,
       log: deps.log,
@@ -65,6 +75,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(healthRoutes(services.health))
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations))
+    .use(rateLimitRoutes(gate, services.rateLimitRules))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   return new Elysia()

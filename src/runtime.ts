@@ -4,6 +4,9 @@ import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
 import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { persistEntries, RequestLog } from './gateway/request-log'
+import { FailoverLimiterStore } from './limits/failover-store'
+import { RedisLimiterStore } from './limits/redis-store'
+import { type LimiterStore, MemoryLimiterStore } from './limits/store'
 import { createLogger, type Logger } from './log'
 import type { HealthProbe } from './modules/health/service'
 import { type Database, openDatabase } from './store/database'
@@ -21,7 +24,7 @@ export interface Runtime {
 
 function connectRedis(url: string, log: Logger): Redis {
   // Commands fail fast while Redis is away instead of queueing without bound; callers fall back.
-  const client = new Redis(url, { maxRetriesPerRequest: 1 })
+  const client = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 })
   let down = false
   client.on('error', (error: Error) => {
     if (!down) log.warn('redis unreachable', { error: error.message })
@@ -54,9 +57,13 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     },
   ]
   let meta: MetaStore = new MemoryMetaStore()
+  let limiterStore: LimiterStore = new MemoryLimiterStore()
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined
   if (redis) {
     meta = new RedisMetaStore(redis)
+    const limiter = new FailoverLimiterStore(new RedisLimiterStore(redis), new MemoryLimiterStore(), log)
+    limiterStore = limiter
+    probes.push({ name: 'rate_limiter', required: false, check: async () => (limiter.degraded ? 'degraded' : 'ok') })
     // Redis is not required to serve, so it degrades the health, never downs it.
     probes.push({ name: 'redis', required: false, check: async () => ((await redis.ping()) === 'PONG' ? 'ok' : 'degraded') })
   }
@@ -73,6 +80,8 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
       probes,
       meta,
       requestLog,
+      limiterStore,
+      globalRateLimit: config.globalRateLimit,
       gateway: {
         providers: config.providers,
         metaTtlSeconds: config.metaTtlSeconds,

@@ -65,10 +65,10 @@ describe('the runtime wires the real probes', () => {
 
   const redisUrl = serviceUrl('GW_TEST_REDIS_URL')
   test.skipIf(!redisUrl)('Redis probe: ok when reachable (CI requires it)', async () => {
-    expect(await check({ GW_REDIS_URL: redisUrl as string })).toEqual({ database: 'ok', redis: 'ok' })
+    expect(await check({ GW_REDIS_URL: redisUrl as string })).toEqual({ database: 'ok', redis: 'ok', rate_limiter: 'ok' })
   })
 
   test('Redis probe: down when nothing listens', async () => {
-    expect(await check({ GW_REDIS_URL: 'redis://127.0.0.1:1' })).toEqual({ database: 'ok', redis: 'down' })
+    expect(await check({ GW_REDIS_URL: 'redis://127.0.0.1:1' })).toEqual({ database: 'ok', redis: 'down', rate_limiter: 'ok' })
   })
 })

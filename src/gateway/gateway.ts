@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/principal'
 import { ApiError, badRequest } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
+import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
@@ -39,6 +40,7 @@ export interface GatewayConfig {
 export interface GatewayDeps {
   config: GatewayConfig
   store: Store
+  limiter: RateLimiter
   meta: MetaStore
   requestLog: RequestLog
   log: Logger
@@ -71,6 +73,8 @@ interface CallState {
   ptb: boolean
   /** The caller's headers: Gw-User-Id, Gw-Session-Id and Gw-Property-* go into the record. */
   callerHeaders: Headers
+  /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
+  limit?: LimitVerdict
   requestBody: BodyCapture
   /** What the caller was answered, as far as it was kept; filled as the answer goes out. */
   responseBody: BodyCapture
@@ -79,8 +83,18 @@ interface CallState {
 const USER_HEADER = 'gw-user-id'
 const SESSION_HEADER = 'gw-session-id'
 const PROPERTY_PREFIX = 'gw-property-'
+const POLICY_HEADER = 'gw-ratelimit-policy'
 /** Credit balances are read this fresh; a few calls may pass on a balance that just ran out (it may go negative). */
 const BALANCE_TTL_MS = 1_000
+
+/** `Gw-Property-<Name>` headers, by lower-cased name (header names are case-insensitive). */
+function callerProperties(headers: Headers): Record<string, string> {
+  const properties: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    if (name.startsWith(PROPERTY_PREFIX)) properties[name.slice(PROPERTY_PREFIX.length)] = value
+  })
+  return properties
+}
 
 /** Why a record has no cost: absent is not zero, and the reader should know which it is. */
 function costNote(state: CallState, usage: Usage | undefined): string | null {
@@ -126,7 +140,8 @@ export class Gateway {
         this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
       const out = JSON.stringify(errorBody(errorFamily(call.path), failure))
       state.responseBody.append(new TextEncoder().encode(out))
-      await this.finish(state, { status: 'error', httpStatus: failure.status, error: failure.message })
+      // The code leads the record's error, so `rate_limited` and the rest can be counted and filtered.
+      await this.finish(state, { status: 'error', httpStatus: failure.status, error: `${failure.code}: ${failure.message}` })
       return this.respond(
         state,
         'error',
@@ -175,6 +190,7 @@ export class Gateway {
         maxOutputTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
       })
     }
+    await this.checkLimits(state)
     await this.checkCredits(state)
 
     // 4. The provider.
@@ -230,6 +246,25 @@ export class Gateway {
       )
     }
     return provider.chatPath
+  }
+
+  /** Both rate-limit layers (spec 8); a refusal is a 429 with Retry-After, before any provider call. */
+  private async checkLimits(state: CallState): Promise<void> {
+    const headers = state.callerHeaders
+    state.limit = await this.deps.limiter.check({
+      orgId: state.principal.orgId,
+      userId: headers.get(USER_HEADER) ?? undefined,
+      properties: callerProperties(headers),
+      model: state.model,
+      policyHeader: headers.get(POLICY_HEADER) ?? undefined,
+      estimateCents: state.estimatedCostNano === undefined ? undefined : state.estimatedCostNano / 1e7,
+    })
+    if (!state.limit.allowed) {
+      throw new ApiError(
+        'rate_limited',
+        `rate limit exceeded: ${state.limit.reason}; retry in ${state.limit.retryAfterSeconds} s`,
+      )
+    }
   }
 
   private async checkCredits(state: CallState): Promise<void> {
@@ -310,6 +345,14 @@ export class Gateway {
         creditsRemaining = nanoToUsd(balance)
       }
     }
+    if (state.limit && cost !== undefined && cost > 0) {
+      const verdict = state.limit
+      await this.deps.limiter
+        .charge(verdict, cost)
+        .catch((error: unknown) =>
+          this.deps.log.error('rate-limit charge failed', { requestId: state.requestId, error: String(error) }),
+        )
+    }
     const model = outcome.servedModel ?? state.model
     const meta: GatewayMeta = {
       requestId: state.requestId,
@@ -344,10 +387,7 @@ export class Gateway {
 
   private record(state: CallState, outcome: StreamOutcome, meta: GatewayMeta, cost: number | undefined): RequestRecord {
     const { principal, callerHeaders } = state
-    const properties: Record<string, string> = {}
-    callerHeaders.forEach((value, name) => {
-      if (name.startsWith(PROPERTY_PREFIX)) properties[name.slice(PROPERTY_PREFIX.length)] = value
-    })
+    const properties = callerProperties(callerHeaders)
     const usage = outcome.usage
     return {
       id: state.requestId,
@@ -388,6 +428,12 @@ export class Gateway {
     headers.set('Gw-Status', status)
     headers.set('Gw-Gateway-Mode', state.mode)
     if (state.translationWarning) headers.set('Gw-Translation-Warning', state.translationWarning)
+    if (state.limit) {
+      headers.set('Gw-RateLimit-Limit', String(state.limit.limit))
+      headers.set('Gw-RateLimit-Remaining', String(state.limit.remaining))
+      headers.set('Gw-RateLimit-Policy', state.limit.policy)
+      if (!state.limit.allowed) headers.set('Retry-After', String(state.limit.retryAfterSeconds))
+    }
     return response
   }
 }

@@ -3,19 +3,23 @@
 import pg0 from '../../drizzle/pg/0000_init.sql' with { type: 'text' }
 import pg1 from '../../drizzle/pg/0001_gateway.sql' with { type: 'text' }
 import pg2 from '../../drizzle/pg/0002_request_bodies.sql' with { type: 'text' }
+import pg3 from '../../drizzle/pg/0003_rate_limit_rules.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
+import sqlite3 from '../../drizzle/sqlite/0003_rate_limit_rules.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0000_init', sql: sqlite0 },
   { tag: '0001_gateway', sql: sqlite1 },
   { tag: '0002_request_bodies', sql: sqlite2 },
+  { tag: '0003_rate_limit_rules', sql: sqlite3 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0000_init', sql: pg0 },
   { tag: '0001_gateway', sql: pg1 },
   { tag: '0002_request_bodies', sql: pg2 },
+  { tag: '0003_rate_limit_rules', sql: pg3 },
 ]

@@ -194,3 +194,22 @@ export const requestBodies = sqliteTable('request_bodies', {
   truncated: integer('truncated', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
 })
+
+/** An organisation's token-bucket rules (spec 8.1 layer 2); a `Gw-RateLimit-Policy` header overrides them for one request. */
+export const rateLimitRules = sqliteTable(
+  'rate_limit_rules',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    quota: real('quota').notNull(),
+    windowSeconds: integer('window_seconds').notNull(),
+    unit: text('unit', { enum: ['request', 'cents'] }).notNull(),
+    segment: text('segment', { enum: ['global', 'user', 'prop', 'model'] }).notNull(),
+    property: text('property'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [index('rate_limit_rules_org_idx').on(t.orgId)],
+)

@@ -4,6 +4,7 @@ import { apiKeysRepository, sessionsRepository } from './repositories/credential
 import { feedbackRepository } from './repositories/feedback'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
+import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
@@ -20,6 +21,7 @@ const repositories = (db: Database) => ({
   requests: requestsRepository(db),
   requestBodies: requestBodiesRepository(db),
   feedback: feedbackRepository(db),
+  rateLimitRules: rateLimitRulesRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

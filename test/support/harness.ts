@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config'
 import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
 import { persistEntries, RequestLog } from '../../src/gateway/request-log'
+import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
 import { silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
 import { type Database, openDatabase } from '../../src/store/database'
@@ -81,6 +82,8 @@ export interface HarnessOptions {
   providers?: Partial<GatewayConfig['providers']>
   meta?: MetaStore
   upstreamTimeoutMs?: number
+  limiterStore?: LimiterStore
+  globalRateLimit?: { requests: number; windowSeconds: number }
   /** Share another harness's database, as two gw instances behind one load balancer do. */
   database?: TestDatabase
 }
@@ -103,6 +106,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     now: options.now,
     meta,
     requestLog,
+    limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
+    globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

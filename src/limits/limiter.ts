@@ -1,0 +1,156 @@
+import { badRequest } from '../errors'
+import type { Decision } from './algorithms'
+import { formatPolicy, type Policy, parsePolicyHeader, type Segment } from './policy'
+import type { Check, LimiterStore } from './store'
+
+/** What the limiter needs to know about a gateway request. */
+export interface LimitRequest {
+  orgId: string
+  userId?: string
+  /** `Gw-Property-*` values, by lower-cased name. */
+  properties: Record<string, string>
+  model: string
+  policyHeader?: string
+  /** The worst-case cost, for cents buckets; absent when the model has no price. */
+  estimateCents?: number
+}
+
+export interface LimitVerdict {
+  allowed: boolean
+  /** For the Gw-RateLimit-* headers: the tightest limit that applied. */
+  limit: number
+  remaining: number
+  policy: string
+  retryAfterSeconds: number
+  /** Cents buckets to charge once the real cost is known. */
+  centsBuckets: Array<{ key: string; limit: number; windowMs: number }>
+  /** Which limit refused, for the 429 message and the record. */
+  reason?: string
+}
+
+export interface RuleSource {
+  rulesFor(orgId: string): Promise<readonly Policy[]>
+}
+
+const CENTS_PER_USD = 100
+
+/** Keys of one organisation share its hash tag, so one Lua script may touch them all on a cluster. */
+const keyOf = (orgId: string, ...parts: string[]) => `gw:rl:{${orgId}}:${parts.map(encodeURIComponent).join(':')}`
+
+interface Applied {
+  check: Check
+  policy: string
+  describe: string
+  cents: boolean
+}
+
+/**
+ * Both layers of spec section 8: the global sliding window on every request (per organisation, and per
+ * user and per model), then the token buckets of the `Gw-RateLimit-Policy` header or, without it, of
+ * the organisation's rules. One store decision covers them all.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly store: LimiterStore,
+    private readonly global: { requests: number; windowSeconds: number },
+    private readonly rules: RuleSource,
+  ) {}
+
+  async check(request: LimitRequest): Promise<LimitVerdict> {
+    const applied = [...this.windows(request), ...(await this.buckets(request))]
+    const decisions = await this.store.decide(applied.map((a) => a.check))
+    const refusedAt = decisions.findIndex((d) => !d.allowed)
+    const shown = refusedAt >= 0 ? refusedAt : tightest(decisions)
+    const decision = decisions[shown] as Decision
+    const chosen = applied[shown] as Applied
+    return {
+      allowed: refusedAt < 0,
+      limit: decision.limit,
+      remaining: decision.remaining,
+      policy: chosen.policy,
+      retryAfterSeconds: decision.retryAfterSeconds,
+      centsBuckets: applied
+        .filter((a) => a.cents)
+        .map((a) => ({ key: a.check.key, limit: a.check.limit, windowMs: a.check.windowMs })),
+      reason: refusedAt >= 0 ? chosen.describe : undefined,
+    }
+  }
+
+  /** Takes a finished call's cost from the cents buckets it passed. */
+  async charge(verdict: LimitVerdict, costNano: number): Promise<void> {
+    const cents = (costNano / 1e9) * CENTS_PER_USD
+    if (cents <= 0) return
+    await Promise.all(verdict.centsBuckets.map((b) => this.store.charge(b.key, b.limit, b.windowMs, cents)))
+  }
+
+  private windows(request: LimitRequest): Applied[] {
+    const { requests, windowSeconds } = this.global
+    const windowMs = windowSeconds * 1000
+    const segments: Array<[Segment, string]> = [['global', '']]
+    if (request.userId) segments.push(['user', request.userId])
+    segments.push(['model', request.model])
+    return segments.map(([segment, value]) => ({
+      check: { kind: 'window', key: keyOf(request.orgId, 'w', segment, value), limit: requests, windowMs },
+      policy: `${requests};w=${windowSeconds};u=request;s=${segment}`,
+      describe: `the ${segment === 'global' ? 'organization' : segment} limit of ${requests} requests per ${windowSeconds} s`,
+      cents: false,
+    }))
+  }
+
+  private async buckets(request: LimitRequest): Promise<Applied[]> {
+    const fromHeader = request.policyHeader !== undefined
+    const policies = fromHeader ? [parsePolicyHeader(request.policyHeader as string)] : await this.rules.rulesFor(request.orgId)
+    const applied: Applied[] = []
+    for (const policy of policies) {
+      const value = segmentValue(policy, request)
+      if (value === undefined) {
+        // A header names its segment on purpose: a missing value is the caller's mistake. An organisation
+        // rule on users or a property simply does not apply to a request without one.
+        if (fromHeader)
+          throw badRequest(`Gw-RateLimit-Policy has s=${policy.segment}, but the request has no ${segmentSource(policy)}`)
+        continue
+      }
+      const normalized = formatPolicy(policy)
+      const cents = policy.unit === 'cents'
+      applied.push({
+        check: {
+          kind: 'bucket',
+          key: keyOf(request.orgId, 'b', normalized, value),
+          limit: policy.quota,
+          windowMs: policy.windowSeconds * 1000,
+          need: cents ? (request.estimateCents ?? 0) : 1,
+          take: cents ? 0 : 1,
+        },
+        policy: normalized,
+        describe: `the policy ${normalized}`,
+        cents,
+      })
+    }
+    return applied
+  }
+}
+
+function segmentValue(policy: Policy, request: LimitRequest): string | undefined {
+  switch (policy.segment) {
+    case 'global':
+      return ''
+    case 'user':
+      return request.userId
+    case 'prop':
+      return request.properties[policy.property as string]
+    case 'model':
+      return request.model
+  }
+}
+
+const segmentSource = (policy: Policy): string =>
+  policy.segment === 'user' ? 'Gw-User-Id header' : `Gw-Property-${policy.property} header`
+
+function tightest(decisions: readonly Decision[]): number {
+  let best = 0
+  decisions.forEach((d, i) => {
+    const current = decisions[best] as Decision
+    if (d.remaining / d.limit < current.remaining / current.limit) best = i
+  })
+  return best
+}
