@@ -42,7 +42,11 @@ export class MemoryLimiterStore implements LimiterStore {
         ? slideWindow(previous as WindowState | undefined, check.limit, check.windowMs, now)
         : drawBucket(previous as BucketState | undefined, check.limit, check.windowMs, check.need, check.take, now)
     })
-    if (results.every((r) => r.decision.allowed)) results.forEach((r, i) => this.put((checks[i] as Check).key, r.state))
+    if (results.every((r) => r.decision.allowed)) {
+      results.forEach((r, i) => {
+        this.put((checks[i] as Check).key, r.state)
+      })
+    }
     return results.map((r) => r.decision)
   }
 
