@@ -78,7 +78,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(rateLimitRoutes(gate, services.rateLimitRules))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
-  return new Elysia()
+  // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
+  return new Elysia({ normalize: false })
     .use(errorMapper(deps.log))
     .use(
       openapi({

@@ -28,6 +28,9 @@ export const formatPolicy = (p: Policy): string =>
 
 /** Checks a policy's parts, whichever way it arrived; the message names the bad part. */
 export function validatePolicy(p: Policy, where: string): Policy {
+  if (!(UNITS as readonly string[]).includes(p.unit)) throw badRequest(`${where}: u (unit) must be request or cents`)
+  if (!(SEGMENTS as readonly string[]).includes(p.segment))
+    throw badRequest(`${where}: s (segment) must be global, user, prop or model`)
   if (!Number.isFinite(p.quota) || p.quota <= 0) throw badRequest(`${where}: the quota must be a positive number`)
   if (p.unit === 'request' && !Number.isInteger(p.quota)) throw badRequest(`${where}: a quota of requests must be a whole number`)
   if (!Number.isInteger(p.windowSeconds) || p.windowSeconds < 1 || p.windowSeconds > MAX_WINDOW_SECONDS) {
@@ -60,16 +63,12 @@ export function parsePolicyHeader(header: string): Policy {
   }
   const w = seen.get('w')
   if (w !== undefined && !/^\d+$/.test(w)) throw badRequest(`${where}: w must be a whole number of seconds`)
-  const unit = seen.get('u') ?? 'request'
-  if (!(UNITS as readonly string[]).includes(unit)) throw badRequest(`${where}: u must be request or cents`)
-  const segment = seen.get('s') ?? 'global'
-  if (!(SEGMENTS as readonly string[]).includes(segment)) throw badRequest(`${where}: s must be global, user, prop or model`)
   return validatePolicy(
     {
       quota: Number(quotaPart),
       windowSeconds: w === undefined ? DEFAULT_WINDOW_SECONDS : Number(w),
-      unit: unit as Unit,
-      segment: segment as Segment,
+      unit: (seen.get('u') ?? 'request') as Unit,
+      segment: (seen.get('s') ?? 'global') as Segment,
       property: seen.get('p'),
     },
     where,

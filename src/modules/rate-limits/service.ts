@@ -12,8 +12,8 @@ import { TtlCache } from '../../util/ttl-cache'
 export interface RuleInput {
   quota: number
   windowSeconds?: number
-  unit?: Policy['unit']
-  segment?: Policy['segment']
+  unit?: string
+  segment?: string
   property?: string
 }
 
@@ -122,8 +122,8 @@ export class RateLimitRulesService implements RuleSource {
       {
         quota: input.quota,
         windowSeconds: input.windowSeconds ?? DEFAULT_WINDOW_SECONDS,
-        unit: input.unit ?? 'request',
-        segment: input.segment ?? 'global',
+        unit: (input.unit ?? 'request') as Policy['unit'],
+        segment: (input.segment ?? 'global') as Policy['segment'],
         property: input.property,
       },
       'invalid rate-limit rule',
