@@ -108,6 +108,13 @@ describe('layer 2: token buckets from the policy header', () => {
     expect((await send(h, org.apiKey, { ...policy, 'Gw-Property-Customer': 'globex' })).status).toBe(200)
   })
 
+  test('per model: each model has its own bucket', async () => {
+    const policy = { 'Gw-RateLimit-Policy': '1;s=model' }
+    expect((await send(h, org.apiKey, policy)).status).toBe(200)
+    expect((await send(h, org.apiKey, policy)).status).toBe(429)
+    expect((await send(h, org.apiKey, policy, '/v1/chat/completions', { ...chat, model: 'gpt-4o-mini' })).status).toBe(200)
+  })
+
   test('a malformed policy, or a segment without its value: 400 naming the bad part, no provider call', async () => {
     const before = fake.calls.length
     const malformed = await send(h, org.apiKey, { 'Gw-RateLimit-Policy': '10;u=tokens' })
@@ -186,6 +193,22 @@ describe('organisation rules (POST/PUT/DELETE /v1/rate-limits)', () => {
     ).toEqual([])
     const audit = (await h.store.audit.listForOrg(org.orgId)).map((e) => e.action)
     expect(audit).toEqual(expect.arrayContaining(['rate_limit.create', 'rate_limit.update', 'rate_limit.delete']))
+  })
+
+  test('another instance applies a change within one second', async () => {
+    let clock = Date.now()
+    const first = await createHarness({ providers: providersAt(fake), now: () => clock })
+    const second = await createHarness({ database: first, providers: providersAt(fake), now: () => clock })
+    const org = await fundedOrg(first)
+    expect((await send(second, org.apiKey)).status).toBe(200) // the second instance has read "no rules"
+    await first.request('POST', '/v1/rate-limits', { token: org.ownerSession, body: { quota: 1, windowSeconds: 60 } })
+    expect((await send(first, org.apiKey)).status).toBe(200)
+    expect((await send(first, org.apiKey)).status).toBe(429)
+    clock += 1_001
+    expect((await send(second, org.apiKey)).status).toBe(200)
+    expect((await send(second, org.apiKey)).status).toBe(429)
+    await second.close()
+    await first.close()
   })
 
   test('bad input: 400 naming the problem, nothing stored', async () => {
