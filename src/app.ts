@@ -13,6 +13,8 @@ import { errorMapper } from './http/error-mapper'
 import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
+import { apiKeyRoutes } from './modules/api-keys/routes'
+import { ApiKeysService } from './modules/api-keys/service'
 import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { healthRoutes } from './modules/health/routes'
@@ -53,6 +55,7 @@ export function createServices(deps: AppDeps) {
     members: new MembersService(deps.store, issuer),
     health: new HealthService(deps.probes),
     rateLimitRules,
+    apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     gateway: new Gateway({
       config: deps.gateway,
       store: deps.store,
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations))
     .use(rateLimitRoutes(gate, services.rateLimitRules))
+    .use(apiKeyRoutes(gate, services.apiKeys))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

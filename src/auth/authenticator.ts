@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto'
 import { unauthorized } from '../errors'
 import type { Organization } from '../store/repositories/organizations'
 import type { Store } from '../store/store'
@@ -11,6 +12,7 @@ import {
   type Permission,
 } from './permissions'
 import type { Principal } from './principal'
+import { apiKeyPermissions, parseScopes } from './scopes'
 
 /**
  * Headers that older clients of vendor gateways send instead of `Authorization`. They are never
@@ -24,6 +26,8 @@ const LEGACY_AUTH_HEADERS = ['gw-auth', 'x-api-key', 'api-key', 'x-gw-api-key'] 
  */
 const CACHE_TTL_MS = 1_000
 const CACHE_MAX_ENTRIES = 10_000
+/** `lastUsedAt` is kept to the minute: exact enough to spot unused keys, cheap on the hot path. */
+const LAST_USED_GRANULARITY_MS = 60_000
 
 export interface AuthenticatorDeps {
   store: Store
@@ -31,16 +35,15 @@ export interface AuthenticatorDeps {
   now?: () => number
 }
 
-/** API keys carry no role: Member permissions, narrowed by the key's scopes (spec 5.3 rules 1 and 2). */
-export function apiKeyPermissions(scopes: readonly string[]): Set<Permission> {
-  if (scopes.length === 0) return new Set(MEMBER_PERMISSIONS)
-  const narrowed = new Set<Permission>(['org.read'])
-  for (const p of MEMBER_PERMISSIONS) if (scopes.includes(p)) narrowed.add(p)
-  return narrowed
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 export class Authenticator {
-  private readonly cache: TtlCache<string, Principal>
+  /** Keyed by credential kind and id, so a revocation can drop its entry; the token is compared on a hit. */
+  private readonly cache: TtlCache<string, { token: string; principal: Principal }>
   private readonly now: () => number
 
   constructor(private readonly deps: AuthenticatorDeps) {
@@ -66,18 +69,25 @@ export class Authenticator {
     const credential = parseCredential(token)
     if (!credential) throw unauthorized('the bearer token is not a gw API key (gw-sk-...) or session (gw-ses-...)')
 
-    // The cache is keyed by the whole token: a cached principal is only ever found by its own secret.
-    const cached = this.cache.get(token)
-    if (cached) return cached
+    const cacheKey = `${credential.kind}:${credential.id}`
+    const cached = this.cache.get(cacheKey)
+    // A cached principal is only ever found with its own whole token.
+    if (cached && sameText(cached.token, token)) return cached.principal
     const principal =
       credential.kind === 'api_key' ? await this.apiKeyPrincipal(credential) : await this.sessionPrincipal(credential)
-    this.cache.set(token, principal)
+    this.cache.set(cacheKey, { token, principal })
     return principal
   }
 
-  /** Forget every cached principal, e.g. after a revocation on this instance. */
+  /** Drops a session's cached principal, e.g. at logout on this instance. */
   forget(token: string): void {
-    this.cache.delete(token)
+    const credential = parseCredential(token)
+    if (credential) this.cache.delete(`${credential.kind}:${credential.id}`)
+  }
+
+  /** Drops an API key's cached principal after it changed (revoked, scopes, expiry) on this instance. */
+  forgetKey(apiKeyId: string): void {
+    this.cache.delete(`api_key:${apiKeyId}`)
   }
 
   private invalid(): never {
@@ -99,14 +109,20 @@ export class Authenticator {
     const key = await this.deps.store.apiKeys.get(credential.id)
     if (!key || !this.deps.hasher.matches(credential, key.secretHash) || !this.isLive(key)) this.invalid()
     const org = await this.organization(key.orgId)
+    const keyScopes = parseScopes(key.scopes)
+    const now = this.now()
+    if (key.lastUsedAt === null || now - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
+      // Best-effort metadata, written at most once a minute per key and off the request's path.
+      void this.deps.store.apiKeys.touch(key.id, new Date(now)).catch(() => undefined)
+    }
     return {
       kind: 'api_key',
       orgId: org.id,
       tier: org.tier,
       actorId: key.id,
       apiKeyId: key.id,
-      scopes: key.scopes,
-      permissions: apiKeyPermissions(key.scopes),
+      keyScopes,
+      permissions: apiKeyPermissions(keyScopes),
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Tier } from '../store/repositories/organizations'
 import type { Permission } from './permissions'
+import type { KeyScopes } from './scopes'
 
 /** Who is calling, resolved from the bearer credential; everything after authentication reads this. */
 export interface Principal {
@@ -13,8 +14,8 @@ export interface Principal {
   sessionId?: string
   /** For sessions: `owner`, `admin`, `member` or a custom role id. */
   role?: string
-  /** For API keys: the scopes set on the key (an empty list means every Member permission). */
-  scopes?: readonly string[]
+  /** For API keys: the scopes set on the key, read (see scopes.ts). */
+  keyScopes?: KeyScopes
   permissions: ReadonlySet<Permission>
 }
 

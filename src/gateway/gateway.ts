@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/principal'
+import { requireGatewayScope } from '../auth/scopes'
 import { ApiError, badRequest } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
@@ -158,6 +159,7 @@ export class Gateway {
     const { provider, model } = resolveModel(body.model)
     state.provider = provider.name
     state.model = model
+    requireGatewayScope(state.principal, { provider: provider.name, model })
     const translation = translationBetween(state.callerFormat, provider.format)
     state.mode = translation ? 'translated' : 'passthrough'
     const upstreamPath = this.upstreamPath(call.path, provider, translation)

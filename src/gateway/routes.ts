@@ -22,14 +22,14 @@ export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, i
   const routes = new Elysia({ name: 'gateway-routes' })
     .use(authz)
     .get('/v1/models', ({ principal }) => info.models(principal), {
-      authenticated: true,
+      gateway: true,
       detail: { summary: 'Models the caller can reach (OpenAI list shape)' },
     })
     .post(
       '/v1/feedback',
       async ({ principal, body }) => ({ data: await info.feedback(principal, body.requestId, body.rating), error: null }),
       {
-        authenticated: true,
+        gateway: true,
         body: t.Object({
           requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4 (the Gw-Id header of a response)' }),
           rating: t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
@@ -48,7 +48,7 @@ export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, i
         return found.body
       },
       {
-        authenticated: true,
+        gateway: true,
         params: t.Object({ requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4' }) }),
         detail: { summary: 'Metadata of a finished request (spec 4.2)' },
       },
@@ -66,7 +66,7 @@ export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, i
           bodyText: await request.text(),
           keepAlive: () => server?.timeout(request, 0),
         }),
-      { authenticated: true, parse: 'none', detail: { summary: `Provider dispatch: ${path}` } },
+      { gateway: true, parse: 'none', detail: { summary: `Provider dispatch: ${path}` } },
     )
   }
   return routes

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { Authenticator } from '../auth/authenticator'
-import type { Permission } from '../auth/permissions'
+import { MEMBER_PERMISSIONS, type Permission } from '../auth/permissions'
 import type { Principal } from '../auth/principal'
+import { requireGatewayScope } from '../auth/scopes'
 import { forbidden, notFound } from '../errors'
 
 /** Route patterns whose `:id` names an organisation: the caller may only name its own. */
@@ -21,18 +22,26 @@ interface GateContext {
  */
 const verdicts = new WeakMap<Request, Promise<Principal>>()
 
-function gate(authenticator: Authenticator, ctx: GateContext, permission: Permission | null): Promise<Principal> {
+/** What a route asks of its caller: a permission of the catalogue, the gateway scope, or just a credential. */
+type Requirement = Permission | 'gateway' | 'authenticated'
+
+function refusal(principal: Principal, permission: Permission): Error {
+  if (principal.kind === 'session')
+    return forbidden(`this route needs the ${permission} permission, which this role does not hold`)
+  return (MEMBER_PERMISSIONS as readonly string[]).includes(permission)
+    ? forbidden(`this API key lacks the scope "${permission}"`)
+    : forbidden(`this route needs the ${permission} permission; API keys hold only the Member permissions`)
+}
+
+function gate(authenticator: Authenticator, ctx: GateContext, requirement: Requirement): Promise<Principal> {
   let verdict = verdicts.get(ctx.request)
   if (verdict === undefined) {
     verdict = authenticator.authenticate(ctx.request.headers).then((principal) => {
       // Another organisation's id is "not found", never "forbidden", whoever asks: checked before the
       // permission so the answer about another organisation is the same for every caller.
       if (ctx.route.startsWith(ORG_PATH) && ctx.params.id !== principal.orgId) throw notFound('organization')
-      if (permission !== null && !principal.permissions.has(permission)) {
-        throw forbidden(
-          `this route needs the ${permission} permission, which this ${principal.kind === 'api_key' ? 'API key' : 'role'} does not hold`,
-        )
-      }
+      if (requirement === 'gateway') requireGatewayScope(principal)
+      else if (requirement !== 'authenticated' && !principal.permissions.has(requirement)) throw refusal(principal, requirement)
       return principal
     })
     verdicts.set(ctx.request, verdict)
@@ -40,29 +49,32 @@ function gate(authenticator: Authenticator, ctx: GateContext, permission: Permis
   return verdict
 }
 
-/** The `permission` and `authenticated` macros; a handler that uses either receives a typed `principal`. */
-export const authz = (authenticator: Authenticator) =>
-  new Elysia({ name: 'authz' }).macro({
-    permission: (permission: Permission) => ({
-      detail: { security: [{ bearer: [] }], 'x-permission': permission } as Record<string, unknown>,
-      parse: async (ctx) => {
-        await gate(authenticator, ctx, permission)
-      },
-      transform: async (ctx) => {
-        await gate(authenticator, ctx, permission)
-      },
-      resolve: async (ctx) => ({ principal: await gate(authenticator, ctx, permission) }),
-    }),
-    authenticated: (enabled: true) => ({
-      detail: { security: [{ bearer: [] }] } as Record<string, unknown>,
-      parse: async (ctx) => {
-        if (enabled) await gate(authenticator, ctx, null)
-      },
-      transform: async (ctx) => {
-        if (enabled) await gate(authenticator, ctx, null)
-      },
-      resolve: async (ctx) => ({ principal: await gate(authenticator, ctx, null) }),
-    }),
+/**
+ * The `permission`, `gateway` and `authenticated` macros; a handler that uses one receives a typed
+ * `principal`. Each runs the same gate in the parse, transform and resolve hooks.
+ */
+export const authz = (authenticator: Authenticator) => {
+  const hooks = (requirement: Requirement) => ({
+    parse: async (ctx: GateContext) => {
+      await gate(authenticator, ctx, requirement)
+    },
+    transform: async (ctx: GateContext) => {
+      await gate(authenticator, ctx, requirement)
+    },
+    resolve: async (ctx: GateContext) => ({ principal: await gate(authenticator, ctx, requirement) }),
   })
+  const bearer = { security: [{ bearer: [] }] }
+  return new Elysia({ name: 'authz' }).macro({
+    permission: (permission: Permission) => ({
+      detail: { ...bearer, 'x-permission': permission } as Record<string, unknown>,
+      ...hooks(permission),
+    }),
+    gateway: (_enabled: true) => ({
+      detail: { ...bearer, 'x-scope': 'gateway' } as Record<string, unknown>,
+      ...hooks('gateway'),
+    }),
+    authenticated: (_enabled: true) => ({ detail: bearer as Record<string, unknown>, ...hooks('authenticated') }),
+  })
+}
 
 export type Authz = ReturnType<typeof authz>

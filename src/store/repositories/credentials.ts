@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, desc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
 
 export interface SessionRecord {
@@ -48,5 +48,32 @@ export const apiKeysRepository = ({ orm, tables: { apiKeys } }: Database) => ({
   },
   async revoke(id: string, at: Date): Promise<void> {
     await orm.update(apiKeys).set({ revokedAt: at }).where(eq(apiKeys.id, id))
+  },
+  async touch(id: string, at: Date): Promise<void> {
+    await orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id))
+  },
+  // The management API's reads and writes: scoped by organisation, another organisation's key is not found.
+  async listForOrg(orgId: string): Promise<ApiKeyRecord[]> {
+    return orm.select().from(apiKeys).where(eq(apiKeys.orgId, orgId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+  },
+  async getInOrg(orgId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await orm
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id)))
+      .limit(1)
+    return row
+  },
+  async updateInOrg(
+    orgId: string,
+    id: string,
+    change: Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'scopes' | 'revokedAt'>>,
+  ): Promise<ApiKeyRecord | undefined> {
+    const [row] = await orm
+      .update(apiKeys)
+      .set(change)
+      .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id)))
+      .returning()
+    return row
   },
 })

@@ -1,0 +1,55 @@
+import { Elysia } from 'elysia'
+import type { Authz } from '../../http/authz'
+import { sourceIp } from '../../http/request-info'
+import { CreateKeyBody, KeyParams, ScopesBody, UpdateKeyBody } from './model'
+import type { ApiKeysService } from './service'
+
+/** API keys (spec 4.6 `keys.write`); listing is open to every principal of the organisation, metadata only. */
+export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService) =>
+  new Elysia({ name: 'api-key-routes' })
+    .use(authz)
+    .get('/v1/api-keys', async ({ principal }) => ({ data: await keys.list(principal), error: null }), {
+      authenticated: true,
+      detail: { summary: "The organization's API keys (metadata only)" },
+    })
+    .get('/v1/api-keys/scopes/entitlement', ({ principal }) => ({ data: keys.entitlement(principal), error: null }), {
+      permission: 'org.read',
+      detail: { summary: 'Which scopes API keys may carry' },
+    })
+    .post(
+      '/v1/api-keys',
+      async ({ principal, body, request, server, set }) => {
+        set.status = 201
+        return { data: await keys.create(principal, body, sourceIp(server, request)), error: null }
+      },
+      { permission: 'keys.write', body: CreateKeyBody, detail: { summary: 'Create an API key; the key is shown once' } },
+    )
+    .patch(
+      '/v1/api-keys/:apiKeyId',
+      async ({ principal, params, body, request, server }) => ({
+        data: await keys.update(principal, params.apiKeyId, body, sourceIp(server, request)),
+        error: null,
+      }),
+      {
+        permission: 'keys.write',
+        params: KeyParams,
+        body: UpdateKeyBody,
+        detail: { summary: 'Rename a key or change its expiry' },
+      },
+    )
+    .delete(
+      '/v1/api-keys/:apiKeyId',
+      async ({ principal, params, request, server }) => ({
+        data: await keys.revoke(principal, params.apiKeyId, sourceIp(server, request)),
+        error: null,
+      }),
+      { permission: 'keys.write', params: KeyParams, detail: { summary: 'Revoke a key' } },
+    )
+    .put(
+      '/v1/api-keys/:apiKeyId/scopes',
+      async ({ principal, params, body, request, server }) => ({
+        data: await keys.setScopes(principal, params.apiKeyId, body.scopes, sourceIp(server, request)),
+        error: null,
+      }),
+      { permission: 'keys.write', params: KeyParams, body: ScopesBody, detail: { summary: "Replace a key's scopes" } },
+    )

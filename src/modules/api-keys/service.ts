@@ -1,0 +1,115 @@
+import { actorOf, auditEntry } from '../../audit/entry'
+import type { Authenticator } from '../../auth/authenticator'
+import type { CredentialIssuer } from '../../auth/issuer'
+import type { Principal } from '../../auth/principal'
+import { CAPABILITY_SCOPES, validateScopes } from '../../auth/scopes'
+import { badRequest, notFound } from '../../errors'
+import type { ApiKeyRecord } from '../../store/repositories/credentials'
+import type { Store } from '../../store/store'
+
+/** What anyone in the organisation may see of a key: never its secret, nor its hash. */
+const view = (key: ApiKeyRecord) => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  scopes: key.scopes,
+  createdAt: key.createdAt.toISOString(),
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  expiresAt: key.expiresAt?.toISOString() ?? null,
+  revokedAt: key.revokedAt?.toISOString() ?? null,
+})
+
+function futureDate(value: string | null | undefined, now: number): Date | null | undefined {
+  if (value === undefined || value === null) return value
+  const date = new Date(value)
+  if (date.getTime() <= now) throw badRequest('expiresAt must be in the future')
+  return date
+}
+
+export class ApiKeysService {
+  constructor(
+    private readonly store: Store,
+    private readonly issuer: CredentialIssuer,
+    private readonly authenticator: Authenticator,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async list(principal: Principal) {
+    return (await this.store.apiKeys.listForOrg(principal.orgId)).map(view)
+  }
+
+  /** Creates a key; the answer is the only time its secret is shown. */
+  async create(principal: Principal, input: { name: string; scopes?: string[]; expiresAt?: string }, sourceIp: string | null) {
+    const scopes = validateScopes(input.scopes ?? [])
+    const expiresAt = futureDate(input.expiresAt, this.now()) ?? null
+    return this.store.transaction(async (tx) => {
+      const issued = await this.issuer.apiKey(tx, {
+        orgId: principal.orgId,
+        name: input.name,
+        scopes,
+        createdByUserId: principal.userId ?? null,
+        expiresAt,
+      })
+      await tx.audit.append(
+        auditEntry(actorOf(principal), 'api_key.create', `api_key:${issued.prefix}`, {
+          sourceIp,
+          detail: { id: issued.apiKeyId, scopes },
+        }),
+      )
+      const stored = await tx.apiKeys.getInOrg(principal.orgId, issued.apiKeyId)
+      if (!stored) throw new Error('the key just created is missing')
+      return { ...view(stored), key: issued.apiKey }
+    })
+  }
+
+  async update(principal: Principal, id: string, input: { name?: string; expiresAt?: string | null }, sourceIp: string | null) {
+    const change = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.expiresAt !== undefined ? { expiresAt: futureDate(input.expiresAt, this.now()) ?? null } : {}),
+    }
+    return this.change(principal, id, change, 'api_key.update', sourceIp)
+  }
+
+  async setScopes(principal: Principal, id: string, scopes: string[], sourceIp: string | null) {
+    return this.change(principal, id, { scopes: validateScopes(scopes) }, 'api_key.scopes', sourceIp)
+  }
+
+  /** Revokes at once here, and within a second on every other instance (their credential caches lapse). */
+  async revoke(principal: Principal, id: string, sourceIp: string | null) {
+    const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
+    if (!existing) throw notFound('API key')
+    if (existing.revokedAt !== null) return view(existing)
+    return this.change(principal, id, { revokedAt: new Date(this.now()) }, 'api_key.revoke', sourceIp)
+  }
+
+  /** Which scopes this organisation's keys may carry; every tier may use all of them. */
+  entitlement(principal: Principal) {
+    return {
+      tier: principal.tier,
+      capabilities: [...CAPABILITY_SCOPES],
+      allowlists: ['provider:<name>', 'model:<id>', 'model:<prefix>*'],
+    }
+  }
+
+  private async change(
+    principal: Principal,
+    id: string,
+    change: Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'scopes' | 'revokedAt'>>,
+    action: string,
+    sourceIp: string | null,
+  ) {
+    const updated = await this.store.transaction(async (tx) => {
+      const row = await tx.apiKeys.updateInOrg(principal.orgId, id, change)
+      if (!row) throw notFound('API key')
+      await tx.audit.append(
+        auditEntry(actorOf(principal), action, `api_key:${row.prefix}`, {
+          sourceIp,
+          detail: { id, fields: Object.keys(change) },
+        }),
+      )
+      return row
+    })
+    this.authenticator.forgetKey(id)
+    return view(updated)
+  }
+}
