@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
 import { CredentialIssuer } from './auth/issuer'
+import { Vault } from './auth/vault'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
@@ -22,6 +23,8 @@ import { type HealthProbe, HealthService } from './modules/health/service'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
+import { providerKeyRoutes } from './modules/provider-keys/routes'
+import { ProviderKeysService } from './modules/provider-keys/service'
 import { rateLimitRoutes } from './modules/rate-limits/routes'
 import { RateLimitRulesService } from './modules/rate-limits/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
@@ -48,6 +51,7 @@ export function createServices(deps: AppDeps) {
   const authenticator = new Authenticator({ store: deps.store, hasher, now: deps.now })
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
+  const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
   return {
     authenticator,
     auth: new AuthService(deps.store, issuer, authenticator),
@@ -56,10 +60,12 @@ export function createServices(deps: AppDeps) {
     health: new HealthService(deps.probes),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
+    providerKeys,
     gateway: new Gateway({
       config: deps.gateway,
       store: deps.store,
       limiter,
+      orgKeys: providerKeys,
       meta: deps.meta,
       requestLog: deps.requestLog,
       log: deps.log,
@@ -80,6 +86,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(organizationRoutes(gate, services.organizations))
     .use(rateLimitRoutes(gate, services.rateLimitRules))
     .use(apiKeyRoutes(gate, services.apiKeys))
+    .use(providerKeyRoutes(gate, services.providerKeys))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -121,6 +121,7 @@ for (const dialect of DIALECTS) {
         prefix: `gw-sk-${keyId}`,
         secretHash: 'h',
         scopes: ['gateway', 'traffic.read'],
+        providerKeyId: null,
         createdByUserId: userId,
         createdAt: now,
         expiresAt: null,

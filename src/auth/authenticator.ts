@@ -122,6 +122,7 @@ export class Authenticator {
       actorId: key.id,
       apiKeyId: key.id,
       keyScopes,
+      ...(key.providerKeyId ? { boundProviderKeyId: key.providerKeyId } : {}),
       permissions: apiKeyPermissions(keyScopes),
     }
   }

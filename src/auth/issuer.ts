@@ -40,7 +40,14 @@ export class CredentialIssuer {
 
   async apiKey(
     repos: Pick<Repositories, 'apiKeys'>,
-    key: { orgId: string; name: string; scopes: string[]; createdByUserId: string | null; expiresAt?: Date | null },
+    key: {
+      orgId: string
+      name: string
+      scopes: string[]
+      createdByUserId: string | null
+      expiresAt?: Date | null
+      providerKeyId?: string | null
+    },
   ): Promise<IssuedApiKey> {
     const issued = this.hasher.issue('api_key')
     await repos.apiKeys.create({
@@ -50,6 +57,7 @@ export class CredentialIssuer {
       prefix: issued.displayPrefix,
       secretHash: issued.secretHash,
       scopes: key.scopes,
+      providerKeyId: key.providerKeyId ?? null,
       createdByUserId: key.createdByUserId,
       createdAt: new Date(this.now()),
       expiresAt: key.expiresAt ?? null,

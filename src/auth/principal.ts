@@ -16,6 +16,8 @@ export interface Principal {
   role?: string
   /** For API keys: the scopes set on the key, read (see scopes.ts). */
   keyScopes?: KeyScopes
+  /** For a proxy key: the one provider key it may dispatch with. */
+  boundProviderKeyId?: string
   permissions: ReadonlySet<Permission>
 }
 

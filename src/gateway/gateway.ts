@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError, badRequest } from '../errors'
+import { ApiError, badRequest, forbidden } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
@@ -19,6 +19,7 @@ import type { ModelPrice } from './cost/prices'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import {
   asRecord,
+  type OrgKeySource,
   type ProviderAdapter,
   type ProviderCredentials,
   type ProviderName,
@@ -42,6 +43,7 @@ export interface GatewayDeps {
   config: GatewayConfig
   store: Store
   limiter: RateLimiter
+  orgKeys: OrgKeySource
   meta: MetaStore
   requestLog: RequestLog
   log: Logger
@@ -175,14 +177,8 @@ export class Gateway {
     const usageRequest = provider.requestUsageInStream(upstreamBody)
     upstreamBody = usageRequest.body
 
-    // 3. Whose credentials, and can the organisation pay for them.
-    const credentials = this.deps.config.providers[provider.name]
-    if (provider.requiresKey(credentials) && !credentials.apiKey) {
-      throw badRequest(
-        `no key is configured for provider ${provider.name}; the operator sets ${provider.name.toUpperCase()}_API_KEY`,
-      )
-    }
-    state.ptb = true
+    // 3. Whose credentials: the organisation's own (BYOK), else the operator's (pass-through billed).
+    const credentials = await this.credentialsFor(state, provider)
     const serialized = JSON.stringify(upstreamBody)
     state.price = priceFor(provider.name, model)
     if (state.price) {
@@ -193,7 +189,7 @@ export class Gateway {
       })
     }
     await this.checkLimits(state)
-    await this.checkCredits(state)
+    if (state.ptb) await this.checkCredits(state)
 
     // 4. The provider.
     const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
@@ -248,6 +244,32 @@ export class Gateway {
       )
     }
     return provider.chatPath
+  }
+
+  /**
+   * A proxy key uses the one provider key it is bound to; other callers use their organisation's newest
+   * key for the provider; only without one does the operator's key serve, and then the call is billed
+   * to the organisation's credits (PTB).
+   */
+  private async credentialsFor(state: CallState, provider: ProviderAdapter): Promise<ProviderCredentials> {
+    const operator = this.deps.config.providers[provider.name]
+    const { principal } = state
+    const own = principal.boundProviderKeyId
+      ? await this.deps.orgKeys.byId(principal.orgId, principal.boundProviderKeyId)
+      : await this.deps.orgKeys.newestFor(principal.orgId, provider.name)
+    if (principal.boundProviderKeyId && own?.provider !== provider.name) {
+      throw forbidden(
+        `this proxy key reaches only provider ${own?.provider ?? 'none'}; model ${state.model} is served by ${provider.name}`,
+      )
+    }
+    if (own) return { apiKey: own.apiKey, baseUrl: own.baseUrl ?? operator.baseUrl }
+    if (provider.requiresKey(operator) && !operator.apiKey) {
+      throw badRequest(
+        `no key is configured for provider ${provider.name}: add one with POST /v1/api-keys/provider-key, or the operator sets ${provider.name.toUpperCase()}_API_KEY`,
+      )
+    }
+    state.ptb = true
+    return operator
   }
 
   /** Both rate-limit layers (spec 8); a refusal is a 429 with Retry-After, before any provider call. */

@@ -70,6 +70,26 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 )
 
+/** An organisation's own provider credentials (BYOK); the secret is sealed by the vault, never stored in clear. */
+export const providerKeys = sqliteTable(
+  'provider_keys',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: ['openai', 'anthropic'] }).notNull(),
+    name: text('name').notNull(),
+    baseUrl: text('base_url'),
+    sealedSecret: text('sealed_secret').notNull(),
+    /** `maskSecret` of the secret, kept so that reads never need to decrypt. */
+    hint: text('hint').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [index('provider_keys_org_provider_idx').on(t.orgId, t.provider)],
+)
+
 export const apiKeys = sqliteTable(
   'api_keys',
   {
@@ -82,6 +102,8 @@ export const apiKeys = sqliteTable(
     prefix: text('prefix').notNull(),
     secretHash: text('secret_hash').notNull(),
     scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    /** Set for a proxy key: the one provider key this gw key may use; the proxy key goes with it. */
+    providerKeyId: text('provider_key_id').references(() => providerKeys.id, { onDelete: 'cascade' }),
     createdByUserId: text('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at'),

@@ -4,6 +4,7 @@ import { apiKeysRepository, sessionsRepository } from './repositories/credential
 import { feedbackRepository } from './repositories/feedback'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
+import { providerKeysRepository } from './repositories/provider-keys'
 import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
@@ -22,6 +23,7 @@ const repositories = (db: Database) => ({
   requestBodies: requestBodiesRepository(db),
   feedback: feedbackRepository(db),
   rateLimitRules: rateLimitRulesRepository(db),
+  providerKeys: providerKeysRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

@@ -57,3 +57,18 @@ export const parseJson = (text: string): unknown => {
     return undefined
   }
 }
+
+/** An organisation's own key for a provider (BYOK), as the gateway needs it. */
+export interface OrgProviderKey {
+  id: string
+  provider: ProviderName
+  apiKey: string
+  /** Absent: the operator's base URL for that provider. */
+  baseUrl: string | null
+}
+
+/** Where the gateway finds an organisation's own keys; the provider-keys module implements it. */
+export interface OrgKeySource {
+  newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null>
+  byId(orgId: string, id: string): Promise<OrgProviderKey | null>
+}

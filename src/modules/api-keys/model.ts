@@ -25,3 +25,15 @@ export const UpdateKeyBody = t.Object(
 export const ScopesBody = t.Object({ scopes: Scopes }, { additionalProperties: false })
 
 export const KeyParams = t.Object({ apiKeyId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const CreateProxyKeyBody = t.Object(
+  {
+    providerKeyId: t.String({ minLength: 1, maxLength: 64 }),
+    name: t.String({ minLength: 1, maxLength: 200 }),
+    scopes: t.Optional(Scopes),
+    expiresAt: t.Optional(t.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+)
+
+export const ProxyKeyParams = t.Object({ proxyKeyId: t.String({ minLength: 1, maxLength: 64 }) })

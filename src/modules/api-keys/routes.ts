@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { sourceIp } from '../../http/request-info'
-import { CreateKeyBody, KeyParams, ScopesBody, UpdateKeyBody } from './model'
+import { CreateKeyBody, CreateProxyKeyBody, KeyParams, ProxyKeyParams, ScopesBody, UpdateKeyBody } from './model'
 import type { ApiKeysService } from './service'
 
 /** API keys (spec 4.6 `keys.write`); listing is open to every principal of the organisation, metadata only. */
@@ -44,6 +44,26 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService) =>
         error: null,
       }),
       { permission: 'keys.write', params: KeyParams, detail: { summary: 'Revoke a key' } },
+    )
+    .post(
+      '/v1/api-keys/proxy-key',
+      async ({ principal, body, request, server, set }) => {
+        set.status = 201
+        return { data: await keys.createProxy(principal, body, sourceIp(server, request)), error: null }
+      },
+      {
+        permission: 'keys.write',
+        body: CreateProxyKeyBody,
+        detail: { summary: 'Create a proxy key bound to one provider key; shown once' },
+      },
+    )
+    .put(
+      '/v1/api-keys/proxy-key/:proxyKeyId/scopes',
+      async ({ principal, params, body, request, server }) => ({
+        data: await keys.setProxyScopes(principal, params.proxyKeyId, body.scopes, sourceIp(server, request)),
+        error: null,
+      }),
+      { permission: 'keys.write', params: ProxyKeyParams, body: ScopesBody, detail: { summary: "Replace a proxy key's scopes" } },
     )
     .put(
       '/v1/api-keys/:apiKeyId/scopes',

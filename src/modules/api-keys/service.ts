@@ -13,6 +13,7 @@ const view = (key: ApiKeyRecord) => ({
   name: key.name,
   prefix: key.prefix,
   scopes: key.scopes,
+  providerKeyId: key.providerKeyId,
   createdAt: key.createdAt.toISOString(),
   lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
   expiresAt: key.expiresAt?.toISOString() ?? null,
@@ -24,6 +25,12 @@ function futureDate(value: string | null | undefined, now: number): Date | null 
   const date = new Date(value)
   if (date.getTime() <= now) throw badRequest('expiresAt must be in the future')
   return date
+}
+
+interface KeyInput {
+  name: string
+  scopes?: string[]
+  expiresAt?: string
 }
 
 export class ApiKeysService {
@@ -39,9 +46,26 @@ export class ApiKeysService {
   }
 
   /** Creates a key; the answer is the only time its secret is shown. */
-  async create(principal: Principal, input: { name: string; scopes?: string[]; expiresAt?: string }, sourceIp: string | null) {
+  async create(principal: Principal, input: KeyInput, sourceIp: string | null) {
+    return this.issue(principal, input, null, sourceIp)
+  }
+
+  /** A proxy key: a gw key that reaches one provider key of the organisation, and nothing else. */
+  async createProxy(principal: Principal, input: KeyInput & { providerKeyId: string }, sourceIp: string | null) {
+    if (!(await this.store.providerKeys.get(principal.orgId, input.providerKeyId))) throw notFound('provider key')
+    return this.issue(principal, input, input.providerKeyId, sourceIp)
+  }
+
+  async setProxyScopes(principal: Principal, id: string, scopes: string[], sourceIp: string | null) {
+    const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
+    if (!existing || existing.providerKeyId === null) throw notFound('proxy key')
+    return this.setScopes(principal, id, scopes, sourceIp)
+  }
+
+  private async issue(principal: Principal, input: KeyInput, providerKeyId: string | null, sourceIp: string | null) {
     const scopes = validateScopes(input.scopes ?? [])
     const expiresAt = futureDate(input.expiresAt, this.now()) ?? null
+    const action = providerKeyId ? 'proxy_key.create' : 'api_key.create'
     return this.store.transaction(async (tx) => {
       const issued = await this.issuer.apiKey(tx, {
         orgId: principal.orgId,
@@ -49,11 +73,12 @@ export class ApiKeysService {
         scopes,
         createdByUserId: principal.userId ?? null,
         expiresAt,
+        providerKeyId,
       })
       await tx.audit.append(
-        auditEntry(actorOf(principal), 'api_key.create', `api_key:${issued.prefix}`, {
+        auditEntry(actorOf(principal), action, `api_key:${issued.prefix}`, {
           sourceIp,
-          detail: { id: issued.apiKeyId, scopes },
+          detail: { id: issued.apiKeyId, scopes, providerKeyId },
         }),
       )
       const stored = await tx.apiKeys.getInOrg(principal.orgId, issued.apiKeyId)

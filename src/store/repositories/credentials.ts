@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   prefix: string
   secretHash: string
   scopes: string[]
+  /** Set for a proxy key: the one provider key it may use. */
+  providerKeyId: string | null
   createdByUserId: string | null
   createdAt: Date
   expiresAt: Date | null

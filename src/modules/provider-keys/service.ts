@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto'
+import { actorOf, auditEntry } from '../../audit/entry'
+import type { Principal } from '../../auth/principal'
+import { maskSecret, type Vault } from '../../auth/vault'
+import { notFound } from '../../errors'
+import type { OrgKeySource, OrgProviderKey, ProviderName } from '../../gateway/providers/provider'
+import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
+import type { Store } from '../../store/store'
+import { TtlCache } from '../../util/ttl-cache'
+
+/** The vault binds each sealed secret to its row, so a ciphertext moved elsewhere does not open. */
+export const sealContext = (key: Pick<ProviderKeyRecord, 'orgId' | 'id'>) => `provider_key:${key.orgId}:${key.id}`
+
+/** Reads show the secret masked, never whole. */
+const view = (key: ProviderKeyRecord) => ({
+  id: key.id,
+  provider: key.provider,
+  name: key.name,
+  baseUrl: key.baseUrl,
+  secret: key.hint,
+  createdAt: key.createdAt.toISOString(),
+  updatedAt: key.updatedAt.toISOString(),
+})
+
+/** The gateway reads an organisation's provider keys this fresh; a change is in force within a second everywhere. */
+const CREDENTIALS_CACHE_MS = 1_000
+
+export class ProviderKeysService implements OrgKeySource {
+  private readonly cache: TtlCache<string, OrgProviderKey | null>
+
+  constructor(
+    private readonly store: Store,
+    private readonly vault: Vault,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new TtlCache(100_000, CREDENTIALS_CACHE_MS, now)
+  }
+
+  async list(principal: Principal) {
+    return (await this.store.providerKeys.list(principal.orgId)).map(view)
+  }
+
+  async get(principal: Principal, id: string) {
+    const key = await this.store.providerKeys.get(principal.orgId, id)
+    if (!key) throw notFound('provider key')
+    return view(key)
+  }
+
+  async create(
+    principal: Principal,
+    input: { provider: ProviderName; name: string; secret: string; baseUrl?: string },
+    sourceIp: string | null,
+  ) {
+    const now = new Date()
+    const id = randomUUID()
+    const key: ProviderKeyRecord = {
+      id,
+      orgId: principal.orgId,
+      provider: input.provider,
+      name: input.name,
+      baseUrl: input.baseUrl ?? null,
+      sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
+      hint: maskSecret(input.secret),
+      createdAt: now,
+      updatedAt: now,
+    }
+    await this.store.transaction(async (tx) => {
+      await tx.providerKeys.create(key)
+      await tx.audit.append(
+        auditEntry(actorOf(principal), 'provider_key.create', `provider_key:${id}`, {
+          sourceIp,
+          detail: { provider: key.provider, name: key.name },
+        }),
+      )
+    })
+    this.cache.delete(`${principal.orgId}:${key.provider}`)
+    return view(key)
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    input: { name?: string; secret?: string; baseUrl?: string | null },
+    sourceIp: string | null,
+  ) {
+    const change = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+      ...(input.secret !== undefined
+        ? {
+            sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
+            hint: maskSecret(input.secret),
+          }
+        : {}),
+      updatedAt: new Date(),
+    }
+    const updated = await this.store.transaction(async (tx) => {
+      const row = await tx.providerKeys.update(principal.orgId, id, change)
+      if (!row) throw notFound('provider key')
+      const fields = Object.keys(input).filter((f) => f !== 'secret' || input.secret !== undefined)
+      await tx.audit.append(
+        auditEntry(actorOf(principal), 'provider_key.update', `provider_key:${id}`, { sourceIp, detail: { fields } }),
+      )
+      return row
+    })
+    this.cache.delete(`${principal.orgId}:${updated.provider}`)
+    return view(updated)
+  }
+
+  async remove(principal: Principal, id: string, sourceIp: string | null) {
+    const existing = await this.store.providerKeys.get(principal.orgId, id)
+    if (!existing) throw notFound('provider key')
+    await this.store.transaction(async (tx) => {
+      await tx.providerKeys.delete(principal.orgId, id)
+      await tx.audit.append(auditEntry(actorOf(principal), 'provider_key.delete', `provider_key:${id}`, { sourceIp }))
+    })
+    this.cache.delete(`${principal.orgId}:${existing.provider}`)
+    return { id, deleted: true }
+  }
+
+  /** The organisation's newest key for a provider (BYOK), or null when it has none. */
+  async newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null> {
+    const cacheKey = `${orgId}:${provider}`
+    const cached = this.cache.get(cacheKey)
+    if (cached !== undefined) return cached
+    const key = await this.store.providerKeys.newestFor(orgId, provider)
+    const opened = key ? this.open(key) : null
+    this.cache.set(cacheKey, opened)
+    return opened
+  }
+
+  /** One key of the organisation, for a proxy key bound to it. */
+  async byId(orgId: string, id: string): Promise<OrgProviderKey | null> {
+    const key = await this.store.providerKeys.get(orgId, id)
+    return key ? this.open(key) : null
+  }
+
+  private open(key: ProviderKeyRecord): OrgProviderKey {
+    return {
+      id: key.id,
+      provider: key.provider,
+      apiKey: this.vault.open(key.sealedSecret, sealContext(key)),
+      baseUrl: key.baseUrl,
+    }
+  }
+}
