@@ -15,7 +15,7 @@ import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
 import { apiKeyRoutes } from './modules/api-keys/routes'
-import { ApiKeysService } from './modules/api-keys/service'
+import { ApiKeysService, McpConnectionsView } from './modules/api-keys/service'
 import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { healthRoutes } from './modules/health/routes'
@@ -61,6 +61,7 @@ export function createServices(deps: AppDeps) {
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
+    mcpConnections: new McpConnectionsView(deps.store),
     gateway: new Gateway({
       config: deps.gateway,
       store: deps.store,
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations))
     .use(rateLimitRoutes(gate, services.rateLimitRules))
-    .use(apiKeyRoutes(gate, services.apiKeys))
+    .use(apiKeyRoutes(gate, services.apiKeys, services.mcpConnections))
     .use(providerKeyRoutes(gate, services.providerKeys))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)

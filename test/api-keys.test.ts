@@ -170,3 +170,32 @@ describe('API keys: scopes', () => {
     expect((await dispatch(key.key)).status).toBe(403)
   })
 })
+
+describe('the organisation-wide MCP connection listings (keys.write)', () => {
+  test('answer from their tables: empty, then what is there, only this organisation', async () => {
+    const fresh = await h.org('growth')
+    for (const path of ['/v1/mcp-connections/org', '/v1/mcp/upstream/connections/org']) {
+      const response = await h.request('GET', path, { token: fresh.ownerSession })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ data: [], error: null })
+      expect((await h.request('GET', path, { token: fresh.apiKey })).status).toBe(403)
+    }
+    await h.store.mcpConnections.add({
+      id: crypto.randomUUID(),
+      orgId: fresh.orgId,
+      userId: fresh.ownerId,
+      client: 'claude-desktop',
+      scopes: ['tools'],
+      createdAt: new Date(),
+      revokedAt: null,
+    })
+    const listed = (await (await h.request('GET', '/v1/mcp-connections/org', { token: fresh.ownerSession })).json()) as {
+      data: Array<{ client: string }>
+    }
+    expect(listed.data.map((c) => c.client)).toEqual(['claude-desktop'])
+    const elsewhere = (await (await h.request('GET', '/v1/mcp-connections/org', { token: org.ownerSession })).json()) as {
+      data: unknown[]
+    }
+    expect(elsewhere.data).toEqual([])
+  })
+})

@@ -395,6 +395,15 @@ export class Gateway {
         error: String(error),
       }),
     )
+    this.deps.log.debug('gateway request', {
+      requestId: state.requestId,
+      orgId: principal.orgId,
+      provider: state.provider,
+      model,
+      status: outcome.status,
+      httpStatus: outcome.httpStatus,
+      ptb: state.ptb,
+    })
     this.deps.requestLog.record({
       record: this.record(state, outcome, meta, cost),
       body: {

@@ -5,11 +5,13 @@ import pg1 from '../../drizzle/pg/0001_gateway.sql' with { type: 'text' }
 import pg2 from '../../drizzle/pg/0002_request_bodies.sql' with { type: 'text' }
 import pg3 from '../../drizzle/pg/0003_rate_limit_rules.sql' with { type: 'text' }
 import pg4 from '../../drizzle/pg/0004_provider_keys.sql' with { type: 'text' }
+import pg5 from '../../drizzle/pg/0005_mcp_connections.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
 import sqlite3 from '../../drizzle/sqlite/0003_rate_limit_rules.sql' with { type: 'text' }
 import sqlite4 from '../../drizzle/sqlite/0004_provider_keys.sql' with { type: 'text' }
+import sqlite5 from '../../drizzle/sqlite/0005_mcp_connections.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -18,6 +20,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0002_request_bodies', sql: sqlite2 },
   { tag: '0003_rate_limit_rules', sql: sqlite3 },
   { tag: '0004_provider_keys', sql: sqlite4 },
+  { tag: '0005_mcp_connections', sql: sqlite5 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -26,4 +29,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0002_request_bodies', sql: pg2 },
   { tag: '0003_rate_limit_rules', sql: pg3 },
   { tag: '0004_provider_keys', sql: pg4 },
+  { tag: '0005_mcp_connections', sql: pg5 },
 ]

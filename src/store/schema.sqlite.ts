@@ -235,3 +235,36 @@ export const rateLimitRules = sqliteTable(
   },
   (t) => [index('rate_limit_rules_org_idx').on(t.orgId)],
 )
+
+/** Grants people gave MCP clients to act through gw (the MCP work fills it; the org-wide listing reads it now). */
+export const mcpConnections = sqliteTable(
+  'mcp_connections',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id'),
+    client: text('client').notNull(),
+    scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at'),
+  },
+  (t) => [index('mcp_connections_org_idx').on(t.orgId)],
+)
+
+/** Connections gw holds to upstream MCP servers on someone's behalf. */
+export const mcpUpstreamConnections = sqliteTable(
+  'mcp_upstream_connections',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id'),
+    serverUrl: text('server_url').notNull(),
+    status: text('status').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mcp_upstream_connections_org_idx').on(t.orgId)],
+)

@@ -2,6 +2,7 @@ import type { Database } from './database'
 import { auditRepository } from './repositories/audit'
 import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
+import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
 import { providerKeysRepository } from './repositories/provider-keys'
@@ -24,6 +25,7 @@ const repositories = (db: Database) => ({
   feedback: feedbackRepository(db),
   rateLimitRules: rateLimitRulesRepository(db),
   providerKeys: providerKeysRepository(db),
+  mcpConnections: mcpConnectionsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

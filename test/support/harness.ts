@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
 import { persistEntries, RequestLog } from '../../src/gateway/request-log'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
-import { silentLogger } from '../../src/log'
+import { type Logger, silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
 import { type Database, openDatabase } from '../../src/store/database'
 import { migrate } from '../../src/store/migrate'
@@ -84,6 +84,7 @@ export interface HarnessOptions {
   upstreamTimeoutMs?: number
   limiterStore?: LimiterStore
   globalRateLimit?: { requests: number; windowSeconds: number }
+  log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
   database?: TestDatabase
 }
@@ -101,7 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const deps: AppDeps = {
     store: database.store,
     serverSecret: TEST_SECRET,
-    log: silentLogger,
+    log: options.log ?? silentLogger,
     probes: options.probes ?? [],
     now: options.now,
     meta,

@@ -2,16 +2,29 @@ import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { sourceIp } from '../../http/request-info'
 import { CreateKeyBody, CreateProxyKeyBody, KeyParams, ProxyKeyParams, ScopesBody, UpdateKeyBody } from './model'
-import type { ApiKeysService } from './service'
+import type { ApiKeysService, McpConnectionsView } from './service'
 
 /** API keys (spec 4.6 `keys.write`); listing is open to every principal of the organisation, metadata only. */
-export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService) =>
+export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnectionsView) =>
   new Elysia({ name: 'api-key-routes' })
     .use(authz)
     .get('/v1/api-keys', async ({ principal }) => ({ data: await keys.list(principal), error: null }), {
       authenticated: true,
       detail: { summary: "The organization's API keys (metadata only)" },
     })
+    // The two organisation-wide MCP listings sit under keys.write in the spec: they show who holds access.
+    .get('/v1/mcp-connections/org', async ({ principal }) => ({ data: await mcp.connections(principal.orgId), error: null }), {
+      permission: 'keys.write',
+      detail: { summary: "Every MCP client grant of the organization's people" },
+    })
+    .get(
+      '/v1/mcp/upstream/connections/org',
+      async ({ principal }) => ({ data: await mcp.upstream(principal.orgId), error: null }),
+      {
+        permission: 'keys.write',
+        detail: { summary: "Every upstream MCP connection held for the organization's people" },
+      },
+    )
     .get('/v1/api-keys/scopes/entitlement', ({ principal }) => ({ data: keys.entitlement(principal), error: null }), {
       permission: 'org.read',
       detail: { summary: 'Which scopes API keys may carry' },

@@ -138,3 +138,29 @@ export class ApiKeysService {
     return view(updated)
   }
 }
+
+/** The organisation-wide MCP connection listings, as the keys area shows them. */
+export class McpConnectionsView {
+  constructor(private readonly store: Store) {}
+
+  async connections(orgId: string) {
+    return (await this.store.mcpConnections.listForOrg(orgId)).map((c) => ({
+      id: c.id,
+      userId: c.userId,
+      client: c.client,
+      scopes: c.scopes,
+      createdAt: c.createdAt.toISOString(),
+      revokedAt: c.revokedAt?.toISOString() ?? null,
+    }))
+  }
+
+  async upstream(orgId: string) {
+    return (await this.store.mcpConnections.listUpstreamForOrg(orgId)).map((c) => ({
+      id: c.id,
+      userId: c.userId,
+      serverUrl: c.serverUrl,
+      status: c.status,
+      createdAt: c.createdAt.toISOString(),
+    }))
+  }
+}

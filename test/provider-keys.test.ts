@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { maskSecret, Vault } from '../src/auth/vault'
+import { createLogger } from '../src/log'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
+import { createHarness, DIALECTS, type Harness, type Org, TEST_SECRET } from './support/harness'
+
+const SECRET = 'sk-org-own-0123456789abcdefSECRET'
+
+describe('the vault', () => {
+  const vault = new Vault(TEST_SECRET)
+
+  test('round trip; a fresh nonce each time', () => {
+    const a = vault.seal(SECRET, 'ctx')
+    expect(vault.open(a, 'ctx')).toBe(SECRET)
+    expect(vault.seal(SECRET, 'ctx')).not.toBe(a)
+    expect(a).not.toContain(SECRET)
+  })
+
+  test('a sealed value opens only in its own context and under its own server secret', () => {
+    const sealed = vault.seal(SECRET, 'provider_key:org-a:1')
+    expect(() => vault.open(sealed, 'provider_key:org-b:1')).toThrow()
+    expect(() => new Vault(`${TEST_SECRET}-other`).open(sealed, 'provider_key:org-a:1')).toThrow()
+    const [v, nonce, tag, body] = sealed.split('.')
+    const flipped = `${v}.${nonce}.${tag}.${(body as string).slice(0, -2)}AA`
+    expect(() => vault.open(flipped, 'provider_key:org-a:1')).toThrow()
+  })
+
+  test('masks show the first and last four characters only', () => {
+    expect(maskSecret(SECRET)).toBe('sk-o…CRET')
+    expect(maskSecret('short')).toBe('…')
+  })
+})
+
+let fake: FakeProvider
+beforeAll(async () => {
+  fake = await startFakeProvider()
+})
+afterAll(() => fake.close())
+
+interface KeyView {
+  id: string
+  provider: string
+  name: string
+  secret: string
+  baseUrl: string | null
+}
+
+for (const dialect of DIALECTS) {
+  describe(`provider keys and the vault routes (${dialect})`, () => {
+    let h: Harness
+    let org: Org
+    const logLines: string[] = []
+    beforeAll(async () => {
+      h = await createHarness({
+        dialect,
+        providers: providersAt(fake),
+        log: createLogger('debug', (line) => logLines.push(line)),
+      })
+      org = await h.org('growth')
+    })
+    afterAll(() => h.close())
+
+    const add = async (path: string, body: Record<string, unknown>, token = org.ownerSession) =>
+      h.request('POST', path, { token, body })
+
+    test('stored through either route, read back masked only, the raw row sealed', async () => {
+      const created = await add('/v1/api-keys/provider-key', { provider: 'openai', name: 'prod', secret: SECRET })
+      expect(created.status).toBe(201)
+      const key = ((await created.json()) as { data: KeyView }).data
+      expect(key).toMatchObject({ provider: 'openai', name: 'prod', secret: 'sk-o…CRET' })
+      const viaVault = (
+        (await (await add('/v1/vault/add', { provider: 'anthropic', name: 'claude', secret: `${SECRET}2` })).json()) as {
+          data: KeyView
+        }
+      ).data
+      for (const path of [
+        '/v1/api-keys/provider-keys',
+        '/v1/vault/keys',
+        `/v1/api-keys/provider-key/${key.id}`,
+        `/v1/vault/key/${viaVault.id}`,
+      ]) {
+        const response = await h.request('GET', path, { token: org.ownerSession })
+        expect(response.status).toBe(200)
+        expect(await response.text()).not.toContain(SECRET)
+      }
+      const rows = await h.db.query('SELECT * FROM provider_keys')
+      expect(JSON.stringify(rows)).not.toContain(SECRET)
+      expect(JSON.stringify(await h.db.query('SELECT * FROM audit_log'))).not.toContain(SECRET)
+    })
+
+    test('update through either route: rename, replace the secret, re-point; audited without the secret', async () => {
+      const key = (
+        (await (await add('/v1/vault/add', { provider: 'openai', name: 'old', secret: SECRET })).json()) as { data: KeyView }
+      ).data
+      const renamed = await h.request('PATCH', `/v1/vault/update/${key.id}`, {
+        token: org.ownerSession,
+        body: { name: 'new', secret: 'sk-replacement-9999' },
+      })
+      expect(((await renamed.json()) as { data: KeyView }).data).toMatchObject({ name: 'new', secret: 'sk-r…9999' })
+      const repointed = await h.request('PATCH', `/v1/api-keys/provider-key/${key.id}`, {
+        token: org.ownerSession,
+        body: { baseUrl: 'http://127.0.0.1:1/v1' },
+      })
+      expect(((await repointed.json()) as { data: KeyView }).data.baseUrl).toBe('http://127.0.0.1:1/v1')
+      const audit = JSON.stringify(await h.store.audit.listForOrg(org.orgId))
+      expect(audit).toContain('provider_key.update')
+      expect(audit).not.toContain('sk-replacement-9999')
+      expect((await h.request('DELETE', `/v1/api-keys/provider-key/${key.id}`, { token: org.ownerSession })).status).toBe(200)
+      expect((await h.request('GET', `/v1/vault/key/${key.id}`, { token: org.ownerSession })).status).toBe(404)
+    })
+
+    test('bad input is refused and stores nothing; a Member key and another organisation get 403 and 404', async () => {
+      const before = (await h.store.providerKeys.list(org.orgId)).length
+      expect((await add('/v1/vault/add', { provider: 'mistral', name: 'x', secret: 's' })).status).toBe(400)
+      expect((await add('/v1/vault/add', { provider: 'openai', name: 'x', secret: 's', baseUrl: 'ftp://x' })).status).toBe(400)
+      expect((await add('/v1/vault/add', { provider: 'openai', name: 'x', secret: 's' }, org.apiKey)).status).toBe(403)
+      expect((await h.store.providerKeys.list(org.orgId)).length).toBe(before)
+      const [mine] = await h.store.providerKeys.list(org.orgId)
+      const other = await h.org('growth')
+      expect((await h.request('GET', `/v1/vault/key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
+      expect((await h.request('DELETE', `/v1/api-keys/provider-key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
+    })
+
+    test('the log of the whole exchange, with a call on the own key, holds no secret', async () => {
+      const response = await h.request('POST', '/v1/chat/completions', {
+        token: org.apiKey,
+        body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+      })
+      expect(response.status).toBe(200)
+      expect(logLines.some((line) => line.includes('gateway request'))).toBe(true)
+      expect(logLines.join('\n')).not.toContain(SECRET)
+      expect(logLines.join('\n')).not.toContain(org.apiKey.split('_')[1] as string)
+    })
+  })
+}
+
+describe('BYOK before PTB', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await createHarness({ providers: providersAt(fake) })
+  })
+  afterAll(() => h.close())
+
+  const chat = (model = 'gpt-4o') => ({ model, messages: [{ role: 'user', content: 'hi' }] })
+
+  test("the organisation's own key is used, no credits are needed or taken, no creditsRemaining", async () => {
+    const org = await h.org()
+    await h.request('POST', '/v1/vault/add', {
+      token: org.ownerSession,
+      body: { provider: 'openai', name: 'own', secret: SECRET },
+    })
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat() })
+    expect(response.status).toBe(200)
+    expect(fake.calls.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`)
+    const meta = (await (
+      await h.request('GET', `/gateway/v1/meta/${response.headers.get('gw-id')}`, { token: org.apiKey })
+    ).json()) as Record<string, unknown>
+    expect(meta.creditsRemaining).toBeUndefined()
+    expect(typeof meta.requestCost).toBe('number')
+    expect((await h.store.organizations.get(org.orgId))?.creditBalanceNano).toBe(0)
+    await h.requestLog.flush()
+    expect((await h.store.requests.get(org.orgId, response.headers.get('gw-id') as string))?.ptb).toBe(false)
+  })
+
+  test("without an own key for that provider, the operator's key serves and credits pay (PTB)", async () => {
+    const org = await h.org()
+    await h.request('POST', '/v1/vault/add', {
+      token: org.ownerSession,
+      body: { provider: 'anthropic', name: 'own', secret: SECRET },
+    })
+    await h.services.organizations.addCredits(org.orgId, 1)
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat() })
+    expect(response.status).toBe(200)
+    expect(fake.calls.at(-1)?.headers.authorization).toBe('Bearer sk-operator')
+  })
+
+  test('without either: 400 saying no key is configured for that provider', async () => {
+    const lonely = await createHarness({ database: h, providers: { openai: { baseUrl: 'https://api.openai.com/v1' } } })
+    const org = await lonely.org()
+    const response = await lonely.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat() })
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      'no key is configured for provider openai',
+    )
+    await lonely.close()
+  })
+})
+
+describe('proxy keys', () => {
+  let h: Harness
+  let org: Org
+  let providerKeyId: string
+  beforeAll(async () => {
+    h = await createHarness({ providers: providersAt(fake) })
+    org = await h.org()
+    const created = await h.request('POST', '/v1/vault/add', {
+      token: org.ownerSession,
+      body: { provider: 'anthropic', name: 'claude', secret: SECRET },
+    })
+    providerKeyId = ((await created.json()) as { data: KeyView }).data.id
+    // Another anthropic key, newer: a proxy key must still use the one it is bound to.
+    await h.request('POST', '/v1/vault/add', {
+      token: org.ownerSession,
+      body: { provider: 'anthropic', name: 'newer', secret: `${SECRET}-newer` },
+    })
+  })
+  afterAll(() => h.close())
+
+  const messages = (model: string) => ({ model, max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })
+
+  test('reaches its provider key only, within its scopes', async () => {
+    const created = await h.request('POST', '/v1/api-keys/proxy-key', {
+      token: org.ownerSession,
+      body: { providerKeyId, name: 'for the contractor', scopes: ['gateway'] },
+    })
+    expect(created.status).toBe(201)
+    const proxy = ((await created.json()) as { data: { id: string; key: string; providerKeyId: string } }).data
+    expect(proxy.providerKeyId).toBe(providerKeyId)
+    expect((await h.request('POST', '/v1/messages', { token: proxy.key, body: messages('claude-sonnet-4-5') })).status).toBe(200)
+    expect(fake.calls.at(-1)?.headers['x-api-key']).toBe(SECRET)
+    const elsewhere = await h.request('POST', '/v1/chat/completions', {
+      token: proxy.key,
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+    })
+    expect(elsewhere.status).toBe(403)
+    expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toContain(
+      'reaches only provider anthropic',
+    )
+    expect((await h.request('POST', '/v1/request/query', { token: proxy.key, body: {} })).status).toBe(403)
+
+    const rescoped = await h.request('PUT', `/v1/api-keys/proxy-key/${proxy.id}/scopes`, {
+      token: org.ownerSession,
+      body: { scopes: ['gateway', 'model:claude-haiku*'] },
+    })
+    expect(rescoped.status).toBe(200)
+    expect((await h.request('POST', '/v1/messages', { token: proxy.key, body: messages('claude-sonnet-4-5') })).status).toBe(403)
+  })
+
+  test('a provider key of another organisation, or an ordinary key as a proxy key: 404', async () => {
+    const other = await h.org()
+    expect(
+      (await h.request('POST', '/v1/api-keys/proxy-key', { token: other.ownerSession, body: { providerKeyId, name: 'theft' } }))
+        .status,
+    ).toBe(404)
+    const [ordinary] = await h.store.apiKeys.listForOrg(org.orgId).then((keys) => keys.filter((k) => k.providerKeyId === null))
+    expect(
+      (await h.request('PUT', `/v1/api-keys/proxy-key/${ordinary?.id}/scopes`, { token: org.ownerSession, body: { scopes: [] } }))
+        .status,
+    ).toBe(404)
+  })
+
+  test('deleting the provider key takes its proxy keys with it', async () => {
+    const created = await h.request('POST', '/v1/api-keys/proxy-key', {
+      token: org.ownerSession,
+      body: { providerKeyId, name: 'short-lived' },
+    })
+    const proxy = ((await created.json()) as { data: { id: string; key: string } }).data
+    expect((await h.request('DELETE', `/v1/api-keys/provider-key/${providerKeyId}`, { token: org.ownerSession })).status).toBe(
+      200,
+    )
+    expect(await h.store.apiKeys.get(proxy.id)).toBeUndefined()
+  })
+})
