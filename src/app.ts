@@ -34,6 +34,8 @@ import { VERSION } from './version'
 export interface AppDeps {
   store: Store
   serverSecret: string
+  /** The key credential hashes are made with (see auth/secret-rotation.ts). */
+  credentialKey: string
   log: Logger
   probes: readonly HealthProbe[]
   gateway: GatewayConfig
@@ -46,7 +48,7 @@ export interface AppDeps {
 
 /** The services, built once from the dependencies; the CLI uses them without the HTTP app. */
 export function createServices(deps: AppDeps) {
-  const hasher = new CredentialHasher(deps.serverSecret)
+  const hasher = new CredentialHasher(deps.credentialKey)
   const issuer = new CredentialIssuer(hasher, deps.now)
   const authenticator = new Authenticator({ store: deps.store, hasher, now: deps.now })
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)

@@ -6,6 +6,8 @@
 import { parseArgs } from 'node:util'
 import { createApp, createServices } from './app'
 import { MIN_PASSWORD_LENGTH } from './auth/passwords'
+import { rotateServerSecret } from './auth/secret-rotation'
+import { newServerSecret, replaceSecretFile } from './auth/server-secret'
 import { ConfigError, loadConfig } from './config'
 import { ApiError } from './errors'
 import { serve } from './http/serve'
@@ -23,6 +25,8 @@ Usage:
                                  {"orgId","userId","apiKey","sessionToken"}
   gw member add --org ORG_ID --email EMAIL --role owner|admin|member|<customRoleId> [--password-stdin]
                                  add a member; prints {"userId","sessionToken"}
+  gw secret rotate               re-seal stored secrets under a new server secret (GW_NEW_SECRET,
+                                 or a generated one when the secret lives in GW_DATA_DIR/secret)
   gw credits add --org ORG_ID --usd N
                                  add pass-through-billing credits; prints {"orgId","creditsRemaining"}
   gw --version | --help
@@ -84,6 +88,26 @@ async function serveCommand(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
+/**
+ * Re-seals every stored secret under a new server secret. With GW_SECRET set, the new one comes from
+ * GW_NEW_SECRET and the operator swaps them afterwards; with the generated secret file, a new secret is
+ * generated and the file replaced once the database has moved.
+ */
+async function rotateSecret(): Promise<void> {
+  const config = loadConfig()
+  const fromEnvironment = config.secret !== undefined
+  const next = process.env.GW_NEW_SECRET || (fromEnvironment ? undefined : newServerSecret())
+  if (!next) throw new UsageError('GW_SECRET is set: put the new secret (at least 32 characters) in GW_NEW_SECRET')
+  if (next.length < 32) throw new UsageError('GW_NEW_SECRET must have at least 32 characters')
+  return withRuntime(async ({ deps }) => {
+    const moved = await rotateServerSecret(deps.store, deps.serverSecret, next)
+    const secretFile = fromEnvironment ? undefined : replaceSecretFile(config.dataDir, next)
+    console.log(JSON.stringify({ rotated: moved, ...(secretFile ? { secretFile } : {}) }))
+    if (fromEnvironment)
+      process.stderr.write('gw: done; set GW_SECRET to the value of GW_NEW_SECRET on every instance and restart them\n')
+  })
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -136,6 +160,8 @@ async function main(argv: string[]): Promise<void> {
         console.log(JSON.stringify(await createServices(deps).organizations.addCredits(orgId, usd)))
       })
     }
+    case 'secret rotate':
+      return rotateSecret()
     default:
       throw new UsageError(`unknown command "${command}"; see gw --help`)
   }

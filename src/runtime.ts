@@ -1,5 +1,6 @@
 import Redis from 'ioredis'
 import type { AppDeps } from './app'
+import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
 import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
@@ -46,6 +47,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     if (applied.length > 0) log.info('migrations applied', { dialect: db.dialect, applied: applied.join(',') })
   }
   const store = createStore(db)
+  const credentialKey = await loadCredentialKey(store, serverSecret)
   const probes: HealthProbe[] = [
     {
       name: 'database',
@@ -76,6 +78,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     deps: {
       store,
       serverSecret,
+      credentialKey,
       log,
       probes,
       meta,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CredentialHasher } from '../src/auth/credentials'
 import { CredentialIssuer } from '../src/auth/issuer'
 import { hashPassword } from '../src/auth/passwords'
-import { createHarness, type Harness, type Org, TEST_SECRET } from './support/harness'
+import { createHarness, type Harness, type Org } from './support/harness'
 
 let h: Harness
 let org: Org
@@ -65,7 +65,7 @@ describe('authentication (spec 5)', () => {
   })
 
   test('an expired key is refused', async () => {
-    const issuer = new CredentialIssuer(new CredentialHasher(TEST_SECRET), () => clock)
+    const issuer = new CredentialIssuer(new CredentialHasher(h.credentialKey), () => clock)
     const key = await issuer.apiKey(h.store, {
       orgId: org.orgId,
       name: 'short-lived',

@@ -109,6 +109,20 @@ describe('the compiled binary', () => {
       expect(JSON.parse(credits.stdout)).toEqual({ orgId: created.orgId, creditsRemaining: 5 })
       expect(run(['credits', 'add', '--org', created.orgId as string, '--usd', '-1'], { cwd }).code).toBe(2)
 
+      // Rotating the generated secret: the file is replaced, and a new process opens the database with it.
+      const secretBefore = await Bun.file(join(cwd, 'gw-data', 'secret')).text()
+      const rotated = run(['secret', 'rotate'], { cwd })
+      expect(rotated.code).toBe(0)
+      expect(JSON.parse(rotated.stdout)).toMatchObject({ rotated: { serverKeys: 1, providerKeys: 0 } })
+      expect(await Bun.file(join(cwd, 'gw-data', 'secret')).text()).not.toBe(secretBefore)
+      expect(statSync(join(cwd, 'gw-data', 'secret')).mode & 0o777).toBe(0o600)
+      const afterRotation = run(
+        ['member', 'add', '--org', created.orgId as string, '--email', 'late@acme.test', '--role', 'member'],
+        { cwd },
+      )
+      expect(afterRotation.code).toBe(0)
+      expect(run(['secret', 'rotate'], { cwd, env: { GW_SECRET: 'x'.repeat(40) } }).code).toBe(2)
+
       const duplicate = run(
         ['member', 'add', '--org', created.orgId as string, '--email', 'admin@acme.test', '--role', 'member'],
         { cwd },

@@ -51,11 +51,11 @@ export function parseCredential(token: string): ParsedCredential | undefined {
 }
 
 export class CredentialHasher {
-  constructor(private readonly serverSecret: string) {}
+  constructor(private readonly hmacKey: string) {}
 
   hash(kind: CredentialKind, id: string, secret: string): string {
     // The kind and id are part of the MAC input: a hash is only valid for the row it was made for.
-    return createHmac('sha256', this.serverSecret).update(`${kind}:${id}:${secret}`).digest('base64url')
+    return createHmac('sha256', this.hmacKey).update(`${kind}:${id}:${secret}`).digest('base64url')
   }
 
   matches(credential: ParsedCredential, storedHash: string): boolean {

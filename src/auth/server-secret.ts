@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -23,3 +23,14 @@ export function loadServerSecret(configured: string | undefined, dataDir: string
   if (stored.length < 32) throw new Error(`${path} holds a secret shorter than 32 characters`)
   return stored
 }
+
+/** Replaces the generated secret file (after a rotation), atomically: a crash leaves the old or the new, never half. */
+export function replaceSecretFile(dataDir: string, secret: string): string {
+  const path = join(dataDir, 'secret')
+  const next = `${path}.next`
+  writeFileSync(next, `${secret}\n`, { mode: 0o600 })
+  renameSync(next, path)
+  return path
+}
+
+export const newServerSecret = (): string => randomBytes(32).toString('base64url')

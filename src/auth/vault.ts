@@ -35,3 +35,9 @@ export class Vault {
 
 /** What reads show of a secret: its first and last four characters, or nothing for a short one. */
 export const maskSecret = (secret: string): string => (secret.length >= 12 ? `${secret.slice(0, 4)}…${secret.slice(-4)}` : '…')
+
+/** What each sealed value is bound to: a ciphertext only opens as the row it was made for. */
+export const sealContexts = {
+  providerKey: (key: { orgId: string; id: string }) => `provider_key:${key.orgId}:${key.id}`,
+  serverKey: (name: string) => `server_key:${name}`,
+}

@@ -6,12 +6,14 @@ import pg2 from '../../drizzle/pg/0002_request_bodies.sql' with { type: 'text' }
 import pg3 from '../../drizzle/pg/0003_rate_limit_rules.sql' with { type: 'text' }
 import pg4 from '../../drizzle/pg/0004_provider_keys.sql' with { type: 'text' }
 import pg5 from '../../drizzle/pg/0005_mcp_connections.sql' with { type: 'text' }
+import pg6 from '../../drizzle/pg/0006_server_keys.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
 import sqlite3 from '../../drizzle/sqlite/0003_rate_limit_rules.sql' with { type: 'text' }
 import sqlite4 from '../../drizzle/sqlite/0004_provider_keys.sql' with { type: 'text' }
 import sqlite5 from '../../drizzle/sqlite/0005_mcp_connections.sql' with { type: 'text' }
+import sqlite6 from '../../drizzle/sqlite/0006_server_keys.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -21,6 +23,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0003_rate_limit_rules', sql: sqlite3 },
   { tag: '0004_provider_keys', sql: sqlite4 },
   { tag: '0005_mcp_connections', sql: sqlite5 },
+  { tag: '0006_server_keys', sql: sqlite6 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -30,4 +33,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0003_rate_limit_rules', sql: pg3 },
   { tag: '0004_provider_keys', sql: pg4 },
   { tag: '0005_mcp_connections', sql: pg5 },
+  { tag: '0006_server_keys', sql: pg6 },
 ]

@@ -280,3 +280,13 @@ export const mcpUpstreamConnections = pgTable(
   },
   (t) => [index('mcp_upstream_connections_org_idx').on(t.orgId)],
 )
+
+/**
+ * Keys gw makes for itself, sealed by the vault under the server secret: rotating that secret re-seals
+ * these rows instead of invalidating every credential hash made with them.
+ */
+export const serverKeys = pgTable('server_keys', {
+  name: text('name').primaryKey(),
+  sealed: text('sealed').notNull(),
+  createdAt: createdAt(),
+})

@@ -10,6 +10,7 @@ import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
+import { serverKeysRepository } from './repositories/server-keys'
 import { usersRepository } from './repositories/users'
 
 const repositories = (db: Database) => ({
@@ -26,6 +27,7 @@ const repositories = (db: Database) => ({
   rateLimitRules: rateLimitRulesRepository(db),
   providerKeys: providerKeysRepository(db),
   mcpConnections: mcpConnectionsRepository(db),
+  serverKeys: serverKeysRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

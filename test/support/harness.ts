@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type App, type AppDeps, createApp, createServices, type Services } from '../../src/app'
+import { loadCredentialKey } from '../../src/auth/secret-rotation'
 import { loadConfig } from '../../src/config'
 import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
@@ -63,6 +64,10 @@ export interface Harness extends TestDatabase {
   services: Services
   meta: MetaStore
   requestLog: RequestLog
+  /** What credential hashes are made with in this harness. */
+  credentialKey: string
+  /** What the app was built from, to build another over the same stores (a "restart"). */
+  deps: AppDeps
   request(
     method: string,
     path: string,
@@ -102,6 +107,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const deps: AppDeps = {
     store: database.store,
     serverSecret: TEST_SECRET,
+    credentialKey: await loadCredentialKey(database.store, TEST_SECRET),
     log: options.log ?? silentLogger,
     probes: options.probes ?? [],
     now: options.now,
@@ -130,6 +136,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     services,
     meta,
     requestLog,
+    credentialKey: deps.credentialKey,
+    deps,
     request(method, path, { token, body, headers = {}, signal } = {}) {
       const init: RequestInit = { method, headers: { ...headers }, signal }
       const h = init.headers as Record<string, string>

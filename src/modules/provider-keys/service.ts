@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { actorOf, auditEntry } from '../../audit/entry'
 import type { Principal } from '../../auth/principal'
-import { maskSecret, type Vault } from '../../auth/vault'
+import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import { notFound } from '../../errors'
 import type { OrgKeySource, OrgProviderKey, ProviderName } from '../../gateway/providers/provider'
 import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
 
-/** The vault binds each sealed secret to its row, so a ciphertext moved elsewhere does not open. */
-export const sealContext = (key: Pick<ProviderKeyRecord, 'orgId' | 'id'>) => `provider_key:${key.orgId}:${key.id}`
+const sealContext = sealContexts.providerKey
 
 /** Reads show the secret masked, never whole. */
 const view = (key: ProviderKeyRecord) => ({

@@ -55,6 +55,16 @@ export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } 
       .returning()
     return row as ProviderKeyRecord | undefined
   },
+  /** Every organisation's keys: for re-sealing them when the server secret is rotated, nothing else. */
+  async listAll(): Promise<ProviderKeyRecord[]> {
+    return orm.select().from(providerKeys)
+  },
+  async reseal(orgId: string, id: string, sealedSecret: string): Promise<void> {
+    await orm
+      .update(providerKeys)
+      .set({ sealedSecret })
+      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.id, id)))
+  },
   /** Deletes the key and the proxy keys bound to it, which would otherwise reach nothing. */
   async delete(orgId: string, id: string): Promise<boolean> {
     await orm.delete(apiKeys).where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.providerKeyId, id)))

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto'
+import type { Store } from '../store/store'
+import { sealContexts, Vault } from './vault'
+
+const CREDENTIAL_KEY = 'credential_hmac'
+
+/**
+ * The key every credential hash is made with: random, made once per installation, kept sealed under
+ * the server secret. (Hashing under the server secret itself would make rotating it revoke every key.)
+ */
+export async function loadCredentialKey(store: Store, serverSecret: string): Promise<string> {
+  const vault = new Vault(serverSecret)
+  const stored =
+    (await store.serverKeys.get(CREDENTIAL_KEY)) ??
+    (await store.serverKeys.insertIfAbsent({
+      name: CREDENTIAL_KEY,
+      sealed: vault.seal(randomBytes(32).toString('base64url'), sealContexts.serverKey(CREDENTIAL_KEY)),
+      createdAt: new Date(),
+    }))
+  try {
+    return vault.open(stored.sealed, sealContexts.serverKey(CREDENTIAL_KEY))
+  } catch {
+    throw new Error(
+      "the server secret does not open this database's keys: GW_SECRET differs from the one the database was set up (or last rotated) with",
+    )
+  }
+}
+
+/**
+ * Re-seals every stored secret (the server's own keys, the organisations' provider keys) from the old
+ * server secret to the new one, in one transaction: either all move or none does.
+ */
+export async function rotateServerSecret(
+  store: Store,
+  oldSecret: string,
+  newSecret: string,
+): Promise<{ serverKeys: number; providerKeys: number }> {
+  const from = new Vault(oldSecret)
+  const to = new Vault(newSecret)
+  return store.transaction(async (tx) => {
+    const serverKeys = await tx.serverKeys.list()
+    for (const key of serverKeys) {
+      const context = sealContexts.serverKey(key.name)
+      await tx.serverKeys.reseal(key.name, to.seal(from.open(key.sealed, context), context))
+    }
+    const providerKeys = await tx.providerKeys.listAll()
+    for (const key of providerKeys) {
+      const context = sealContexts.providerKey(key)
+      await tx.providerKeys.reseal(key.orgId, key.id, to.seal(from.open(key.sealedSecret, context), context))
+    }
+    return { serverKeys: serverKeys.length, providerKeys: providerKeys.length }
+  })
+}

@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'bun:test'
+import { createApp } from '../src/app'
+import { loadCredentialKey, rotateServerSecret } from '../src/auth/secret-rotation'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
+import { createHarness, DIALECTS, TEST_SECRET } from './support/harness'
+
+const NEW_SECRET = 'a-brand-new-server-secret-of-enough-length-0001'
+
+for (const dialect of DIALECTS) {
+  describe(`gw secret rotate (${dialect})`, () => {
+    test('every stored secret stays readable under the new server secret, and only under it', async () => {
+      const fake: FakeProvider = await startFakeProvider()
+      const h = await createHarness({ dialect, providers: providersAt(fake) })
+      try {
+        const org = await h.org()
+        await h.request('POST', '/v1/vault/add', {
+          token: org.ownerSession,
+          body: { provider: 'openai', name: 'own', secret: 'sk-own-secret-value-1234' },
+        })
+
+        expect(await rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).toEqual({ serverKeys: 1, providerKeys: 1 })
+
+        // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.
+        const credentialKey = await loadCredentialKey(h.store, NEW_SECRET)
+        expect(credentialKey).toBe(h.credentialKey)
+        await expect(loadCredentialKey(h.store, TEST_SECRET)).rejects.toThrow('does not open')
+        const restarted = createApp({ ...h.deps, serverSecret: NEW_SECRET, credentialKey })
+        const call = await restarted.handle(
+          new Request('http://localhost/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+          }),
+        )
+        expect(call.status).toBe(200)
+        expect(fake.calls.at(-1)?.headers.authorization).toBe('Bearer sk-own-secret-value-1234')
+      } finally {
+        await h.close()
+        await fake.close()
+      }
+    })
+
+    test('all or nothing: a secret that cannot be opened stops the rotation and nothing moves', async () => {
+      const h = await createHarness({ dialect })
+      try {
+        const org = await h.org()
+        await h.request('POST', '/v1/vault/add', {
+          token: org.ownerSession,
+          body: { provider: 'openai', name: 'ok', secret: 'sk-fine-0000000000' },
+        })
+        await h.request('POST', '/v1/vault/add', {
+          token: org.ownerSession,
+          body: { provider: 'anthropic', name: 'bad', secret: 'sk-fine-1111111111' },
+        })
+        const [bad] = (await h.store.providerKeys.list(org.orgId)).filter((k) => k.name === 'bad')
+        await h.store.providerKeys.reseal(org.orgId, bad?.id as string, 'v1.garbage.garbage.garbage')
+        const before = JSON.stringify(await h.db.query('SELECT * FROM server_keys'))
+        await expect(rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).rejects.toThrow()
+        expect(JSON.stringify(await h.db.query('SELECT * FROM server_keys'))).toBe(before)
+        expect(await loadCredentialKey(h.store, TEST_SECRET)).toBe(h.credentialKey)
+      } finally {
+        await h.close()
+      }
+    })
+  })
+}
