@@ -2,6 +2,7 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
+import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
@@ -42,6 +43,7 @@ export interface AppDeps {
   meta: MetaStore
   requestLog: RequestLog
   limiterStore: LimiterStore
+  invalidations: InvalidationBus
   globalRateLimit: { requests: number; windowSeconds: number }
   now?: () => number
 }
@@ -50,7 +52,7 @@ export interface AppDeps {
 export function createServices(deps: AppDeps) {
   const hasher = new CredentialHasher(deps.credentialKey)
   const issuer = new CredentialIssuer(hasher, deps.now)
-  const authenticator = new Authenticator({ store: deps.store, hasher, now: deps.now })
+  const authenticator = new Authenticator({ store: deps.store, hasher, invalidations: deps.invalidations, now: deps.now })
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)

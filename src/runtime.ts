@@ -1,5 +1,6 @@
 import Redis from 'ioredis'
 import type { AppDeps } from './app'
+import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './auth/invalidation'
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
@@ -60,9 +61,11 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
   ]
   let meta: MetaStore = new MemoryMetaStore()
   let limiterStore: LimiterStore = new MemoryLimiterStore()
+  let invalidations: InvalidationBus = new LocalInvalidationBus()
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined
   if (redis) {
     meta = new RedisMetaStore(redis)
+    invalidations = new RedisInvalidationBus(redis, log)
     const limiter = new FailoverLimiterStore(new RedisLimiterStore(redis), new MemoryLimiterStore(), log)
     limiterStore = limiter
     probes.push({ name: 'rate_limiter', required: false, check: async () => (limiter.degraded ? 'degraded' : 'ok') })
@@ -84,6 +87,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
       meta,
       requestLog,
       limiterStore,
+      invalidations,
       globalRateLimit: config.globalRateLimit,
       gateway: {
         providers: config.providers,
@@ -93,6 +97,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     },
     async close() {
       await requestLog.drain()
+      await invalidations.close()
       redis?.disconnect()
       await db.close()
     },

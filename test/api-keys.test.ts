@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import Redis from 'ioredis'
+import { RedisInvalidationBus } from '../src/auth/invalidation'
+import { silentLogger } from '../src/log'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { serviceUrl } from './support/services'
 
+const redisUrl = serviceUrl('GW_TEST_REDIS_URL')
 let fake: FakeProvider
 let clock = Date.now()
 let h: Harness
@@ -85,6 +90,33 @@ describe('API keys: create, list, update, revoke', () => {
     clock += 1_001
     expect((await other.request('GET', '/v1/api-keys', { token: key.key })).status).toBe(401)
     await other.close()
+  })
+
+  test.skipIf(!redisUrl)('and at once on another instance, through Redis (CI requires it)', async () => {
+    const clients = [new Redis(redisUrl as string), new Redis(redisUrl as string)]
+    const [busA, busB] = clients.map((c) => new RedisInvalidationBus(c, silentLogger)) as [
+      RedisInvalidationBus,
+      RedisInvalidationBus,
+    ]
+    const a = await createHarness({ database: h, providers: providersAt(fake), now: () => clock, invalidations: busA })
+    const b = await createHarness({ database: h, providers: providersAt(fake), now: () => clock, invalidations: busB })
+    try {
+      const created = await a.request('POST', '/v1/api-keys', { token: org.ownerSession, body: { name: 'instant' } })
+      const key = ((await created.json()) as { data: KeyView & { key: string } }).data
+      await Bun.sleep(100) // both subscriptions are live
+      expect((await b.request('GET', '/v1/api-keys', { token: key.key })).status).toBe(200)
+      await a.request('DELETE', `/v1/api-keys/${key.id}`, { token: org.ownerSession })
+      // No clock change: B forgets because it was told, not because its cache lapsed.
+      for (let i = 0; i < 50 && (await b.request('GET', '/v1/api-keys', { token: key.key })).status !== 401; i++)
+        await Bun.sleep(10)
+      expect((await b.request('GET', '/v1/api-keys', { token: key.key })).status).toBe(401)
+    } finally {
+      await a.close()
+      await b.close()
+      await busA.close()
+      await busB.close()
+      for (const c of clients) c.disconnect()
+    }
   })
 
   test('every change is audited by id and prefix, never by secret', async () => {

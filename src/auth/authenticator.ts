@@ -4,6 +4,7 @@ import type { Organization } from '../store/repositories/organizations'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
 import { type CredentialHasher, type ParsedCredential, parseCredential } from './credentials'
+import type { InvalidationBus } from './invalidation'
 import {
   BUILT_IN_ROLE_PERMISSIONS,
   customRolePermissions,
@@ -32,6 +33,7 @@ const LAST_USED_GRANULARITY_MS = 60_000
 export interface AuthenticatorDeps {
   store: Store
   hasher: CredentialHasher
+  invalidations: InvalidationBus
   now?: () => number
 }
 
@@ -49,6 +51,7 @@ export class Authenticator {
   constructor(private readonly deps: AuthenticatorDeps) {
     this.now = deps.now ?? Date.now
     this.cache = new TtlCache(CACHE_MAX_ENTRIES, CACHE_TTL_MS, this.now)
+    deps.invalidations.subscribe((cacheKey) => this.cache.delete(cacheKey))
   }
 
   /** Resolves the request's credential to a principal, or throws a 401 that says what is wrong. */
@@ -79,15 +82,15 @@ export class Authenticator {
     return principal
   }
 
-  /** Drops a session's cached principal, e.g. at logout on this instance. */
-  forget(token: string): void {
+  /** Drops a session everywhere, e.g. at logout: here at once, on other instances through the bus. */
+  async forget(token: string): Promise<void> {
     const credential = parseCredential(token)
-    if (credential) this.cache.delete(`${credential.kind}:${credential.id}`)
+    if (credential) await this.deps.invalidations.publish(`${credential.kind}:${credential.id}`)
   }
 
-  /** Drops an API key's cached principal after it changed (revoked, scopes, expiry) on this instance. */
-  forgetKey(apiKeyId: string): void {
-    this.cache.delete(`api_key:${apiKeyId}`)
+  /** Drops an API key everywhere after it changed (revoked, scopes, expiry). */
+  async forgetKey(apiKeyId: string): Promise<void> {
+    await this.deps.invalidations.publish(`api_key:${apiKeyId}`)
   }
 
   private invalid(): never {

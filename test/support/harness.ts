@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type App, type AppDeps, createApp, createServices, type Services } from '../../src/app'
+import { type InvalidationBus, LocalInvalidationBus } from '../../src/auth/invalidation'
 import { loadCredentialKey } from '../../src/auth/secret-rotation'
 import { loadConfig } from '../../src/config'
 import type { GatewayConfig } from '../../src/gateway/gateway'
@@ -88,6 +89,7 @@ export interface HarnessOptions {
   meta?: MetaStore
   upstreamTimeoutMs?: number
   limiterStore?: LimiterStore
+  invalidations?: InvalidationBus
   globalRateLimit?: { requests: number; windowSeconds: number }
   log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
@@ -114,6 +116,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     meta,
     requestLog,
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
+    invalidations: options.invalidations ?? new LocalInvalidationBus(),
     globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
     gateway: {
       providers: {

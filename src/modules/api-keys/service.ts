@@ -134,7 +134,7 @@ export class ApiKeysService {
       )
       return row
     })
-    this.authenticator.forgetKey(id)
+    await this.authenticator.forgetKey(id)
     return view(updated)
   }
 }

@@ -57,7 +57,7 @@ export class AuthService {
       throw badRequest('only a session can log out; revoke an API key with DELETE /v1/api-keys/{apiKeyId}')
     }
     await this.store.sessions.revoke(principal.sessionId, new Date())
-    this.authenticator.forget(token)
+    await this.authenticator.forget(token)
     await this.store.audit.append(auditEntry(actorOf(principal), 'auth.logout', `session:${principal.sessionId}`, { sourceIp }))
   }
 }
