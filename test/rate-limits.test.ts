@@ -68,7 +68,7 @@ describe('layer 1: the global sliding window', () => {
     expect(fake.calls.length).toBe(before)
     await h.requestLog.flush()
     const row = await h.store.requests.get(org.orgId, limited.headers.get('gw-id') as string)
-    expect(row).toMatchObject({ status: 'error', httpStatus: 429 })
+    expect(row).toMatchObject({ status: 'error', httpStatus: 429, costNano: null, costNote: 'not dispatched' })
     expect(row?.error).toStartWith('rate_limited: ')
   })
 

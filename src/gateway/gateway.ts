@@ -74,6 +74,8 @@ interface CallState {
   price?: ModelPrice
   estimatedCostNano?: number
   ptb: boolean
+  /** True once the provider was called: a call refused before that has no cost to report. */
+  dispatched: boolean
   /** The caller's headers: Gw-User-Id, Gw-Session-Id and Gw-Property-* go into the record. */
   callerHeaders: Headers
   /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
@@ -101,7 +103,7 @@ function callerProperties(headers: Headers): Record<string, string> {
 
 /** Why a record has no cost: absent is not zero, and the reader should know which it is. */
 function costNote(state: CallState, usage: Usage | undefined): string | null {
-  if (state.provider === 'gw') return 'not dispatched'
+  if (!state.dispatched) return 'not dispatched'
   if (state.price === undefined) return `no price known for ${state.provider} model ${state.model}`
   if (usage === undefined) return 'the provider reported no usage'
   return null
@@ -129,6 +131,7 @@ export class Gateway {
       model: typeof body?.model === 'string' ? body.model : 'unknown',
       mode: 'passthrough',
       ptb: false,
+      dispatched: false,
       callerHeaders: call.request.headers,
       requestBody: BodyCapture.of(call.bodyText),
       responseBody: new BodyCapture(),
@@ -193,6 +196,7 @@ export class Gateway {
 
     // 4. The provider.
     const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
+    state.dispatched = true
     const response = await this.callUpstream(upstream.url, upstream.headers, serialized, call.request.signal, provider.name)
     if (!response.ok) return this.upstreamFailure(state, response, translation)
 
