@@ -17,6 +17,8 @@ import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
 import { apiKeyRoutes } from './modules/api-keys/routes'
 import { ApiKeysService, McpConnectionsView } from './modules/api-keys/service'
+import { auditRoutes } from './modules/audit/routes'
+import { AuditService } from './modules/audit/service'
 import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { healthRoutes } from './modules/health/routes'
@@ -66,6 +68,7 @@ export function createServices(deps: AppDeps) {
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
     mcpConnections: new McpConnectionsView(deps.store),
+    audit: new AuditService(deps.store),
     gateway: new Gateway({
       config: deps.gateway,
       store: deps.store,
@@ -92,6 +95,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(rateLimitRoutes(gate, services.rateLimitRules))
     .use(apiKeyRoutes(gate, services.apiKeys, services.mcpConnections))
     .use(providerKeyRoutes(gate, services.providerKeys))
+    .use(auditRoutes(gate, services.audit))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
