@@ -1,5 +1,6 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
+import { AuditRecorder } from './audit/recorder'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
@@ -87,7 +88,7 @@ export type Services = ReturnType<typeof createServices>
 
 /** The composition root: every route of gw, wired to its services. No module-level singletons. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
-  const gate = authz(services.authenticator)
+  const gate = authz(services.authenticator, new AuditRecorder(deps.store, deps.log))
   const implemented = new Elysia({ name: 'implemented' })
     .use(healthRoutes(services.health))
     .use(authRoutes(gate, services.auth))

@@ -123,8 +123,13 @@ describe('API keys: create, list, update, revoke', () => {
     const key = await created({ name: 'audited' })
     await h.request('PUT', `/v1/api-keys/${key.id}/scopes`, { token: org.ownerSession, body: { scopes: ['gateway'] } })
     await h.request('DELETE', `/v1/api-keys/${key.id}`, { token: org.ownerSession })
-    const entries = (await h.store.audit.listForOrg(org.orgId)).filter((e) => e.target === `api_key:${key.prefix}`)
-    expect(entries.map((e) => e.action).sort()).toEqual(['api_key.create', 'api_key.revoke', 'api_key.scopes'])
+    const entries = (await h.store.audit.listForOrg(org.orgId)).filter((e) => e.target === key.prefix)
+    expect(entries.map((e) => e.action).sort()).toEqual([
+      'DELETE /v1/api-keys/:apiKeyId',
+      'POST /v1/api-keys',
+      'PUT /v1/api-keys/:apiKeyId/scopes',
+    ])
+    expect(entries.every((e) => e.outcome === 'success' && e.actorId === org.ownerId && e.principalKind === 'session')).toBe(true)
     expect(JSON.stringify(entries)).not.toContain(key.key.split('_')[1] as string)
   })
 })

@@ -150,7 +150,7 @@ describe('sessions: login and logout', () => {
     expect((await h.request('POST', '/v1/auth/logout', { token })).status).toBe(200)
     expect((await h.request('GET', ME(), { token })).status).toBe(401)
     const actions = (await h.store.audit.listForOrg(org.orgId)).map((e) => e.action)
-    expect(actions).toContain('auth.logout')
+    expect(actions).toContain('POST /v1/auth/logout')
     expect(actions).toContain('auth.login')
   })
 

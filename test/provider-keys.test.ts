@@ -103,7 +103,8 @@ for (const dialect of DIALECTS) {
       })
       expect(((await repointed.json()) as { data: KeyView }).data.baseUrl).toBe('http://127.0.0.1:1/v1')
       const audit = JSON.stringify(await h.store.audit.listForOrg(org.orgId))
-      expect(audit).toContain('provider_key.update')
+      expect(audit).toContain('PATCH /v1/vault/update/:id')
+      expect(audit).toContain('PATCH /v1/api-keys/provider-key/:providerKeyId')
       expect(audit).not.toContain('sk-replacement-9999')
       expect((await h.request('DELETE', `/v1/api-keys/provider-key/${key.id}`, { token: org.ownerSession })).status).toBe(200)
       expect((await h.request('GET', `/v1/vault/key/${key.id}`, { token: org.ownerSession })).status).toBe(404)
@@ -122,6 +123,7 @@ for (const dialect of DIALECTS) {
     })
 
     test('the log of the whole exchange, with a call on the own key, holds no secret', async () => {
+      await add('/v1/vault/add', { provider: 'openai', name: 'for the log', secret: SECRET })
       const response = await h.request('POST', '/v1/chat/completions', {
         token: org.apiKey,
         body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },

@@ -192,7 +192,9 @@ describe('organisation rules (POST/PUT/DELETE /v1/rate-limits)', () => {
       ((await (await h.request('GET', '/v1/rate-limits', { token: org.apiKey })).json()) as { data: unknown[] }).data,
     ).toEqual([])
     const audit = (await h.store.audit.listForOrg(org.orgId)).map((e) => e.action)
-    expect(audit).toEqual(expect.arrayContaining(['rate_limit.create', 'rate_limit.update', 'rate_limit.delete']))
+    expect(audit).toEqual(
+      expect.arrayContaining(['POST /v1/rate-limits', 'PUT /v1/rate-limits/:ruleId', 'DELETE /v1/rate-limits/:ruleId']),
+    )
   })
 
   test('another instance applies a change within one second', async () => {

@@ -1,9 +1,11 @@
 import { Elysia } from 'elysia'
+import type { AuditRecorder } from '../audit/recorder'
 import type { Authenticator } from '../auth/authenticator'
 import { MEMBER_PERMISSIONS, type Permission } from '../auth/permissions'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { forbidden, notFound } from '../errors'
+import { sourceIp } from './request-info'
 
 /** Route patterns whose `:id` names an organisation: the caller may only name its own. */
 const ORG_PATH = '/v1/organization/:id'
@@ -11,7 +13,7 @@ const ORG_PATH = '/v1/organization/:id'
 interface GateContext {
   request: Request
   route: string
-  params: Record<string, string | undefined>
+  params: Record<string, string | undefined> | undefined
 }
 
 /**
@@ -21,6 +23,10 @@ interface GateContext {
  * both call the gate and the second call finds the verdict already made.
  */
 const verdicts = new WeakMap<Request, Promise<Principal>>()
+/** Who asked, once known, even when they were then refused: the audit records refused writes too. */
+const callers = new WeakMap<Request, Principal>()
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** What a route asks of its caller: a permission of the catalogue, the gateway scope, or just a credential. */
 type Requirement = Permission | 'gateway' | 'authenticated'
@@ -37,9 +43,10 @@ function gate(authenticator: Authenticator, ctx: GateContext, requirement: Requi
   let verdict = verdicts.get(ctx.request)
   if (verdict === undefined) {
     verdict = authenticator.authenticate(ctx.request.headers).then((principal) => {
+      callers.set(ctx.request, principal)
       // Another organisation's id is "not found", never "forbidden", whoever asks: checked before the
       // permission so the answer about another organisation is the same for every caller.
-      if (ctx.route.startsWith(ORG_PATH) && ctx.params.id !== principal.orgId) throw notFound('organization')
+      if (ctx.route.startsWith(ORG_PATH) && ctx.params?.id !== principal.orgId) throw notFound('organization')
       if (requirement === 'gateway') requireGatewayScope(principal)
       else if (requirement !== 'authenticated' && !principal.permissions.has(requirement)) throw refusal(principal, requirement)
       return principal
@@ -53,7 +60,31 @@ function gate(authenticator: Authenticator, ctx: GateContext, requirement: Requi
  * The `permission`, `gateway` and `authenticated` macros; a handler that uses one receives a typed
  * `principal`. Each runs the same gate in the parse, transform and resolve hooks.
  */
-export const authz = (authenticator: Authenticator) => {
+interface AfterContext extends GateContext {
+  set: { status?: number | string }
+  responseValue?: unknown
+  server: { requestIP(r: Request): { address: string } | null } | null
+}
+
+export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => {
+  // Every write is audited here, once its answer is known (success or refusal) and before it is sent,
+  // so an entry is never missing when the caller has its answer. A route without a handler yet
+  // (501) changed nothing and leaves no entry. Returning nothing leaves the answer as it is.
+  const audit = async (ctx: AfterContext) => {
+    const principal = callers.get(ctx.request)
+    if (!principal || !WRITE_METHODS.has(ctx.request.method)) return
+    const response = ctx.responseValue
+    const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200)
+    if (status === 501) return
+    await recorder.record(principal, {
+      method: ctx.request.method,
+      route: ctx.route,
+      params: ctx.params,
+      status,
+      response: response instanceof Response ? undefined : response,
+      sourceIp: sourceIp(ctx.server, ctx.request),
+    })
+  }
   const hooks = (requirement: Requirement) => ({
     parse: async (ctx: GateContext) => {
       await gate(authenticator, ctx, requirement)
@@ -68,12 +99,17 @@ export const authz = (authenticator: Authenticator) => {
     permission: (permission: Permission) => ({
       detail: { ...bearer, 'x-permission': permission } as Record<string, unknown>,
       ...hooks(permission),
+      mapResponse: audit,
     }),
     gateway: (_enabled: true) => ({
       detail: { ...bearer, 'x-scope': 'gateway' } as Record<string, unknown>,
       ...hooks('gateway'),
     }),
-    authenticated: (_enabled: true) => ({ detail: bearer as Record<string, unknown>, ...hooks('authenticated') }),
+    authenticated: (_enabled: true) => ({
+      detail: bearer as Record<string, unknown>,
+      ...hooks('authenticated'),
+      mapResponse: audit,
+    }),
   })
 }
 

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { sourceIp } from '../../http/request-info'
 import { CreateKeyBody, CreateProxyKeyBody, KeyParams, ProxyKeyParams, ScopesBody, UpdateKeyBody } from './model'
 import type { ApiKeysService, McpConnectionsView } from './service'
 
@@ -31,16 +30,16 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
     })
     .post(
       '/v1/api-keys',
-      async ({ principal, body, request, server, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201
-        return { data: await keys.create(principal, body, sourceIp(server, request)), error: null }
+        return { data: await keys.create(principal, body), error: null }
       },
       { permission: 'keys.write', body: CreateKeyBody, detail: { summary: 'Create an API key; the key is shown once' } },
     )
     .patch(
       '/v1/api-keys/:apiKeyId',
-      async ({ principal, params, body, request, server }) => ({
-        data: await keys.update(principal, params.apiKeyId, body, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await keys.update(principal, params.apiKeyId, body),
         error: null,
       }),
       {
@@ -52,17 +51,17 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
     )
     .delete(
       '/v1/api-keys/:apiKeyId',
-      async ({ principal, params, request, server }) => ({
-        data: await keys.revoke(principal, params.apiKeyId, sourceIp(server, request)),
+      async ({ principal, params }) => ({
+        data: await keys.revoke(principal, params.apiKeyId),
         error: null,
       }),
       { permission: 'keys.write', params: KeyParams, detail: { summary: 'Revoke a key' } },
     )
     .post(
       '/v1/api-keys/proxy-key',
-      async ({ principal, body, request, server, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201
-        return { data: await keys.createProxy(principal, body, sourceIp(server, request)), error: null }
+        return { data: await keys.createProxy(principal, body), error: null }
       },
       {
         permission: 'keys.write',
@@ -72,16 +71,16 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
     )
     .put(
       '/v1/api-keys/proxy-key/:proxyKeyId/scopes',
-      async ({ principal, params, body, request, server }) => ({
-        data: await keys.setProxyScopes(principal, params.proxyKeyId, body.scopes, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await keys.setProxyScopes(principal, params.proxyKeyId, body.scopes),
         error: null,
       }),
       { permission: 'keys.write', params: ProxyKeyParams, body: ScopesBody, detail: { summary: "Replace a proxy key's scopes" } },
     )
     .put(
       '/v1/api-keys/:apiKeyId/scopes',
-      async ({ principal, params, body, request, server }) => ({
-        data: await keys.setScopes(principal, params.apiKeyId, body.scopes, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await keys.setScopes(principal, params.apiKeyId, body.scopes),
         error: null,
       }),
       { permission: 'keys.write', params: KeyParams, body: ScopesBody, detail: { summary: "Replace a key's scopes" } },

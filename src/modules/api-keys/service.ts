@@ -1,4 +1,3 @@
-import { actorOf, auditEntry } from '../../audit/entry'
 import type { Authenticator } from '../../auth/authenticator'
 import type { CredentialIssuer } from '../../auth/issuer'
 import type { Principal } from '../../auth/principal'
@@ -46,26 +45,25 @@ export class ApiKeysService {
   }
 
   /** Creates a key; the answer is the only time its secret is shown. */
-  async create(principal: Principal, input: KeyInput, sourceIp: string | null) {
-    return this.issue(principal, input, null, sourceIp)
+  async create(principal: Principal, input: KeyInput) {
+    return this.issue(principal, input, null)
   }
 
   /** A proxy key: a gw key that reaches one provider key of the organisation, and nothing else. */
-  async createProxy(principal: Principal, input: KeyInput & { providerKeyId: string }, sourceIp: string | null) {
+  async createProxy(principal: Principal, input: KeyInput & { providerKeyId: string }) {
     if (!(await this.store.providerKeys.get(principal.orgId, input.providerKeyId))) throw notFound('provider key')
-    return this.issue(principal, input, input.providerKeyId, sourceIp)
+    return this.issue(principal, input, input.providerKeyId)
   }
 
-  async setProxyScopes(principal: Principal, id: string, scopes: string[], sourceIp: string | null) {
+  async setProxyScopes(principal: Principal, id: string, scopes: string[]) {
     const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
     if (!existing || existing.providerKeyId === null) throw notFound('proxy key')
-    return this.setScopes(principal, id, scopes, sourceIp)
+    return this.setScopes(principal, id, scopes)
   }
 
-  private async issue(principal: Principal, input: KeyInput, providerKeyId: string | null, sourceIp: string | null) {
+  private async issue(principal: Principal, input: KeyInput, providerKeyId: string | null) {
     const scopes = validateScopes(input.scopes ?? [])
     const expiresAt = futureDate(input.expiresAt, this.now()) ?? null
-    const action = providerKeyId ? 'proxy_key.create' : 'api_key.create'
     return this.store.transaction(async (tx) => {
       const issued = await this.issuer.apiKey(tx, {
         orgId: principal.orgId,
@@ -75,36 +73,30 @@ export class ApiKeysService {
         expiresAt,
         providerKeyId,
       })
-      await tx.audit.append(
-        auditEntry(actorOf(principal), action, `api_key:${issued.prefix}`, {
-          sourceIp,
-          detail: { id: issued.apiKeyId, scopes, providerKeyId },
-        }),
-      )
       const stored = await tx.apiKeys.getInOrg(principal.orgId, issued.apiKeyId)
       if (!stored) throw new Error('the key just created is missing')
       return { ...view(stored), key: issued.apiKey }
     })
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; expiresAt?: string | null }, sourceIp: string | null) {
+  async update(principal: Principal, id: string, input: { name?: string; expiresAt?: string | null }) {
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.expiresAt !== undefined ? { expiresAt: futureDate(input.expiresAt, this.now()) ?? null } : {}),
     }
-    return this.change(principal, id, change, 'api_key.update', sourceIp)
+    return this.change(principal, id, change)
   }
 
-  async setScopes(principal: Principal, id: string, scopes: string[], sourceIp: string | null) {
-    return this.change(principal, id, { scopes: validateScopes(scopes) }, 'api_key.scopes', sourceIp)
+  async setScopes(principal: Principal, id: string, scopes: string[]) {
+    return this.change(principal, id, { scopes: validateScopes(scopes) })
   }
 
   /** Revokes at once here, and within a second on every other instance (their credential caches lapse). */
-  async revoke(principal: Principal, id: string, sourceIp: string | null) {
+  async revoke(principal: Principal, id: string) {
     const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
     if (!existing) throw notFound('API key')
     if (existing.revokedAt !== null) return view(existing)
-    return this.change(principal, id, { revokedAt: new Date(this.now()) }, 'api_key.revoke', sourceIp)
+    return this.change(principal, id, { revokedAt: new Date(this.now()) })
   }
 
   /** Which scopes this organisation's keys may carry; every tier may use all of them. */
@@ -120,20 +112,9 @@ export class ApiKeysService {
     principal: Principal,
     id: string,
     change: Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'scopes' | 'revokedAt'>>,
-    action: string,
-    sourceIp: string | null,
   ) {
-    const updated = await this.store.transaction(async (tx) => {
-      const row = await tx.apiKeys.updateInOrg(principal.orgId, id, change)
-      if (!row) throw notFound('API key')
-      await tx.audit.append(
-        auditEntry(actorOf(principal), action, `api_key:${row.prefix}`, {
-          sourceIp,
-          detail: { id, fields: Object.keys(change) },
-        }),
-      )
-      return row
-    })
+    const updated = await this.store.apiKeys.updateInOrg(principal.orgId, id, change)
+    if (!updated) throw notFound('API key')
     await this.authenticator.forgetKey(id)
     return view(updated)
   }

@@ -19,8 +19,8 @@ export const authRoutes = (authz: Authz, auth: AuthService) =>
     )
     .post(
       '/v1/auth/logout',
-      async ({ principal, request, server }) => {
-        await auth.logout(principal, bearerToken(request), sourceIp(server, request))
+      async ({ principal, request }) => {
+        await auth.logout(principal, bearerToken(request))
         return { data: { loggedOut: true }, error: null }
       },
       { authenticated: true, detail: { summary: 'End the calling session' } },

@@ -1,4 +1,4 @@
-import { actorOf, auditEntry } from '../../audit/entry'
+import { auditEntry } from '../../audit/entry'
 import type { Authenticator } from '../../auth/authenticator'
 import type { CredentialIssuer } from '../../auth/issuer'
 import { verifyPassword } from '../../auth/passwords'
@@ -52,12 +52,11 @@ export class AuthService {
   }
 
   /** Ends the calling session at once, on this instance and (through the database) on every other. */
-  async logout(principal: Principal, token: string, sourceIp: string | null): Promise<void> {
+  async logout(principal: Principal, token: string): Promise<void> {
     if (principal.kind !== 'session' || principal.sessionId === undefined) {
       throw badRequest('only a session can log out; revoke an API key with DELETE /v1/api-keys/{apiKeyId}')
     }
     await this.store.sessions.revoke(principal.sessionId, new Date())
     await this.authenticator.forget(token)
-    await this.store.audit.append(auditEntry(actorOf(principal), 'auth.logout', `session:${principal.sessionId}`, { sourceIp }))
   }
 }

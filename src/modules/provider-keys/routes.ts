@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { sourceIp } from '../../http/request-info'
 import { CreateProviderKeyBody, ProviderKeyParams, UpdateProviderKeyBody, VaultUpdateParams } from './model'
 import type { ProviderKeysService } from './service'
 
@@ -14,17 +13,17 @@ export const providerKeyRoutes = (authz: Authz, keys: ProviderKeysService) => {
     .use(authz)
     .post(
       '/v1/api-keys/provider-key',
-      async ({ principal, body, request, server, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201
-        return { data: await keys.create(principal, body, sourceIp(server, request)), error: null }
+        return { data: await keys.create(principal, body), error: null }
       },
       { ...write, body: CreateProviderKeyBody, detail: { summary: 'Store a provider key (BYOK)' } },
     )
     .post(
       '/v1/vault/add',
-      async ({ principal, body, request, server, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201
-        return { data: await keys.create(principal, body, sourceIp(server, request)), error: null }
+        return { data: await keys.create(principal, body), error: null }
       },
       { ...write, body: CreateProviderKeyBody, detail: { summary: 'Store a provider key in the vault' } },
     )
@@ -56,8 +55,8 @@ export const providerKeyRoutes = (authz: Authz, keys: ProviderKeysService) => {
     )
     .patch(
       '/v1/api-keys/provider-key/:providerKeyId',
-      async ({ principal, params, body, request, server }) => ({
-        data: await keys.update(principal, params.providerKeyId, body, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await keys.update(principal, params.providerKeyId, body),
         error: null,
       }),
       {
@@ -69,16 +68,16 @@ export const providerKeyRoutes = (authz: Authz, keys: ProviderKeysService) => {
     )
     .patch(
       '/v1/vault/update/:id',
-      async ({ principal, params, body, request, server }) => ({
-        data: await keys.update(principal, params.id, body, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await keys.update(principal, params.id, body),
         error: null,
       }),
       { ...write, params: VaultUpdateParams, body: UpdateProviderKeyBody, detail: { summary: 'Update a vault key' } },
     )
     .delete(
       '/v1/api-keys/provider-key/:providerKeyId',
-      async ({ principal, params, request, server }) => ({
-        data: await keys.remove(principal, params.providerKeyId, sourceIp(server, request)),
+      async ({ principal, params }) => ({
+        data: await keys.remove(principal, params.providerKeyId),
         error: null,
       }),
       { ...write, params: ProviderKeyParams, detail: { summary: 'Delete a provider key and the proxy keys bound to it' } },

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { actorOf, auditEntry } from '../../audit/entry'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import { notFound } from '../../errors'
@@ -45,11 +44,7 @@ export class ProviderKeysService implements OrgKeySource {
     return view(key)
   }
 
-  async create(
-    principal: Principal,
-    input: { provider: ProviderName; name: string; secret: string; baseUrl?: string },
-    sourceIp: string | null,
-  ) {
+  async create(principal: Principal, input: { provider: ProviderName; name: string; secret: string; baseUrl?: string }) {
     const now = new Date()
     const id = randomUUID()
     const key: ProviderKeyRecord = {
@@ -63,25 +58,12 @@ export class ProviderKeysService implements OrgKeySource {
       createdAt: now,
       updatedAt: now,
     }
-    await this.store.transaction(async (tx) => {
-      await tx.providerKeys.create(key)
-      await tx.audit.append(
-        auditEntry(actorOf(principal), 'provider_key.create', `provider_key:${id}`, {
-          sourceIp,
-          detail: { provider: key.provider, name: key.name },
-        }),
-      )
-    })
+    await this.store.providerKeys.create(key)
     this.cache.delete(`${principal.orgId}:${key.provider}`)
     return view(key)
   }
 
-  async update(
-    principal: Principal,
-    id: string,
-    input: { name?: string; secret?: string; baseUrl?: string | null },
-    sourceIp: string | null,
-  ) {
+  async update(principal: Principal, id: string, input: { name?: string; secret?: string; baseUrl?: string | null }) {
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
@@ -93,26 +75,17 @@ export class ProviderKeysService implements OrgKeySource {
         : {}),
       updatedAt: new Date(),
     }
-    const updated = await this.store.transaction(async (tx) => {
-      const row = await tx.providerKeys.update(principal.orgId, id, change)
-      if (!row) throw notFound('provider key')
-      const fields = Object.keys(input).filter((f) => f !== 'secret' || input.secret !== undefined)
-      await tx.audit.append(
-        auditEntry(actorOf(principal), 'provider_key.update', `provider_key:${id}`, { sourceIp, detail: { fields } }),
-      )
-      return row
-    })
+    const updated = await this.store.providerKeys.update(principal.orgId, id, change)
+    if (!updated) throw notFound('provider key')
     this.cache.delete(`${principal.orgId}:${updated.provider}`)
     return view(updated)
   }
 
-  async remove(principal: Principal, id: string, sourceIp: string | null) {
+  async remove(principal: Principal, id: string) {
     const existing = await this.store.providerKeys.get(principal.orgId, id)
     if (!existing) throw notFound('provider key')
-    await this.store.transaction(async (tx) => {
-      await tx.providerKeys.delete(principal.orgId, id)
-      await tx.audit.append(auditEntry(actorOf(principal), 'provider_key.delete', `provider_key:${id}`, { sourceIp }))
-    })
+    // The key and its proxy keys go together.
+    await this.store.transaction((tx) => tx.providerKeys.delete(principal.orgId, id))
     this.cache.delete(`${principal.orgId}:${existing.provider}`)
     return { id, deleted: true }
   }

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { sourceIp } from '../../http/request-info'
 import { RuleBody, RuleParams } from './model'
 import type { RateLimitRulesService } from './service'
 
@@ -14,9 +13,9 @@ export const rateLimitRoutes = (authz: Authz, rules: RateLimitRulesService) =>
     })
     .post(
       '/v1/rate-limits',
-      async ({ principal, body, request, server, set }) => {
+      async ({ principal, body, set }) => {
         set.status = 201
-        return { data: await rules.create(principal, body, sourceIp(server, request)), error: null }
+        return { data: await rules.create(principal, body), error: null }
       },
       {
         permission: 'spend_controls.write',
@@ -26,8 +25,8 @@ export const rateLimitRoutes = (authz: Authz, rules: RateLimitRulesService) =>
     )
     .put(
       '/v1/rate-limits/:ruleId',
-      async ({ principal, params, body, request, server }) => ({
-        data: await rules.replace(principal, params.ruleId, body, sourceIp(server, request)),
+      async ({ principal, params, body }) => ({
+        data: await rules.replace(principal, params.ruleId, body),
         error: null,
       }),
       {
@@ -39,8 +38,8 @@ export const rateLimitRoutes = (authz: Authz, rules: RateLimitRulesService) =>
     )
     .delete(
       '/v1/rate-limits/:ruleId',
-      async ({ principal, params, request, server }) => ({
-        data: await rules.remove(principal, params.ruleId, sourceIp(server, request)),
+      async ({ principal, params }) => ({
+        data: await rules.remove(principal, params.ruleId),
         error: null,
       }),
       { permission: 'spend_controls.write', params: RuleParams, detail: { summary: 'Delete a rate-limit rule' } },

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { actorOf, auditEntry } from '../../audit/entry'
 import type { Principal } from '../../auth/principal'
 import { requireTier } from '../../auth/tiers'
 import { notFound } from '../../errors'
@@ -65,7 +64,7 @@ export class RateLimitRulesService implements RuleSource {
     return (await this.store.rateLimitRules.list(principal.orgId)).map(view)
   }
 
-  async create(principal: Principal, input: RuleInput, sourceIp: string | null) {
+  async create(principal: Principal, input: RuleInput) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
     const policy = this.validate(input)
     const now = new Date()
@@ -76,43 +75,26 @@ export class RateLimitRulesService implements RuleSource {
       createdAt: now,
       updatedAt: now,
     }
-    await this.store.transaction(async (tx) => {
-      await tx.rateLimitRules.create(rule)
-      await tx.audit.append(
-        auditEntry(actorOf(principal), 'rate_limit.create', `rate_limit:${rule.id}`, {
-          sourceIp,
-          detail: { policy: formatPolicy(policy) },
-        }),
-      )
-    })
+    await this.store.rateLimitRules.create(rule)
     this.cache.delete(principal.orgId)
     return view(rule)
   }
 
-  async replace(principal: Principal, id: string, input: RuleInput, sourceIp: string | null) {
+  async replace(principal: Principal, id: string, input: RuleInput) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
     const policy = this.validate(input)
-    const updated = await this.store.transaction(async (tx) => {
-      const row = await tx.rateLimitRules.update(principal.orgId, id, { ...this.columns(policy), updatedAt: new Date() })
-      if (!row) throw notFound('rate-limit rule')
-      await tx.audit.append(
-        auditEntry(actorOf(principal), 'rate_limit.update', `rate_limit:${id}`, {
-          sourceIp,
-          detail: { policy: formatPolicy(policy) },
-        }),
-      )
-      return row
+    const updated = await this.store.rateLimitRules.update(principal.orgId, id, {
+      ...this.columns(policy),
+      updatedAt: new Date(),
     })
+    if (!updated) throw notFound('rate-limit rule')
     this.cache.delete(principal.orgId)
     return view(updated)
   }
 
-  async remove(principal: Principal, id: string, sourceIp: string | null) {
+  async remove(principal: Principal, id: string) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
-    await this.store.transaction(async (tx) => {
-      if (!(await tx.rateLimitRules.delete(principal.orgId, id))) throw notFound('rate-limit rule')
-      await tx.audit.append(auditEntry(actorOf(principal), 'rate_limit.delete', `rate_limit:${id}`, { sourceIp }))
-    })
+    if (!(await this.store.rateLimitRules.delete(principal.orgId, id))) throw notFound('rate-limit rule')
     this.cache.delete(principal.orgId)
     return { id, deleted: true }
   }
