@@ -24,6 +24,7 @@ import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { healthRoutes } from './modules/health/routes'
 import { type HealthProbe, HealthService } from './modules/health/service'
+import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
@@ -61,9 +62,9 @@ export function createServices(deps: AppDeps) {
   const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
   return {
     authenticator,
-    auth: new AuthService(deps.store, issuer, authenticator),
+    auth: new AuthService(deps.store, issuer, authenticator, hasher, deps.now),
     organizations: new OrganizationService(deps.store, issuer),
-    members: new MembersService(deps.store, issuer),
+    members: new MembersService(deps.store, issuer, authenticator),
     health: new HealthService(deps.probes),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(apiKeyRoutes(gate, services.apiKeys, services.mcpConnections))
     .use(providerKeyRoutes(gate, services.providerKeys))
     .use(auditRoutes(gate, services.audit))
+    .use(memberRoutes(gate, services.members))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -70,7 +70,9 @@ export class Authenticator {
       throw unauthorized('the Authorization header must be "Bearer <API_KEY>"')
     }
     const credential = parseCredential(token)
-    if (!credential) throw unauthorized('the bearer token is not a gw API key (gw-sk-...) or session (gw-ses-...)')
+    if (!credential || credential.kind === 'invite') {
+      throw unauthorized('the bearer token is not a gw API key (gw-sk-...) or session (gw-ses-...)')
+    }
 
     const cacheKey = `${credential.kind}:${credential.id}`
     const cached = this.cache.get(cacheKey)
@@ -86,6 +88,11 @@ export class Authenticator {
   async forget(token: string): Promise<void> {
     const credential = parseCredential(token)
     if (credential) await this.deps.invalidations.publish(`${credential.kind}:${credential.id}`)
+  }
+
+  /** Drops sessions everywhere after their person's role or membership changed. */
+  async forgetSessions(sessionIds: readonly string[]): Promise<void> {
+    for (const id of sessionIds) await this.deps.invalidations.publish(`session:${id}`)
   }
 
   /** Drops an API key everywhere after it changed (revoked, scopes, expiry). */

@@ -7,6 +7,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 export const CREDENTIAL_KINDS = {
   api_key: 'gw-sk-',
   session: 'gw-ses-',
+  /** A one-time invitation to set a password; never a bearer credential. */
+  invite: 'gw-inv-',
 } as const
 
 export type CredentialKind = keyof typeof CREDENTIAL_KINDS
@@ -41,13 +43,16 @@ export interface ParsedCredential {
   secret: string
 }
 
-const TOKEN_PATTERN = new RegExp(`^(gw-sk-|gw-ses-)([A-Za-z0-9]{${ID_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})$`)
+const TOKEN_PATTERN = new RegExp(`^(gw-sk-|gw-ses-|gw-inv-)([A-Za-z0-9]{${ID_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})$`)
+const KIND_BY_PREFIX = new Map<string, CredentialKind>(
+  Object.entries(CREDENTIAL_KINDS).map(([kind, prefix]): [string, CredentialKind] => [prefix, kind as CredentialKind]),
+)
 
 export function parseCredential(token: string): ParsedCredential | undefined {
   const match = TOKEN_PATTERN.exec(token)
   if (!match) return undefined
   const [, prefix, id, secret] = match as unknown as [string, string, string, string]
-  return { kind: prefix === CREDENTIAL_KINDS.api_key ? 'api_key' : 'session', id, secret }
+  return { kind: KIND_BY_PREFIX.get(prefix) as CredentialKind, id, secret }
 }
 
 export class CredentialHasher {

@@ -9,6 +9,13 @@ export interface IssuedSession {
   expiresAt: Date
 }
 
+export interface IssuedInvite {
+  inviteToken: string
+  expiresAt: Date
+}
+
+const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000
+
 export interface IssuedApiKey {
   apiKeyId: string
   apiKey: string
@@ -36,6 +43,23 @@ export class CredentialIssuer {
       revokedAt: null,
     })
     return { sessionId: issued.id, sessionToken: issued.token, expiresAt }
+  }
+
+  /** A one-time token that lets an invited person set their password (and so log in). */
+  async invite(repos: Pick<Repositories, 'invites'>, userId: string, orgId: string): Promise<IssuedInvite> {
+    const issued = this.hasher.issue('invite')
+    const createdAt = new Date(this.now())
+    const expiresAt = new Date(createdAt.getTime() + INVITE_LIFETIME_MS)
+    await repos.invites.create({
+      id: issued.id,
+      orgId,
+      userId,
+      secretHash: issued.secretHash,
+      createdAt,
+      expiresAt,
+      usedAt: null,
+    })
+    return { inviteToken: issued.token, expiresAt }
   }
 
   async apiKey(

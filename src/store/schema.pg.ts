@@ -290,3 +290,18 @@ export const serverKeys = pgTable('server_keys', {
   sealed: text('sealed').notNull(),
   createdAt: createdAt(),
 })
+
+/** One-time invitations to set a password and join an organisation (`add_member` for a new person). */
+export const invites = pgTable('invites', {
+  id: text('id').primaryKey(),
+  orgId: text('org_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  userId: text('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secretHash: text('secret_hash').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at').notNull(),
+  usedAt: timestamp('used_at'),
+})

@@ -2,6 +2,7 @@ import type { Database } from './database'
 import { auditRepository } from './repositories/audit'
 import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
+import { invitesRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { membershipsRepository } from './repositories/memberships'
 import { organizationsRepository } from './repositories/organizations'
@@ -28,6 +29,7 @@ const repositories = (db: Database) => ({
   providerKeys: providerKeysRepository(db),
   mcpConnections: mcpConnectionsRepository(db),
   serverKeys: serverKeysRepository(db),
+  invites: invitesRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

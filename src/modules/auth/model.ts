@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { MIN_PASSWORD_LENGTH } from '../../auth/passwords'
 
 export const LoginBody = t.Object({
   email: t.String({ format: 'email', maxLength: 320 }),
@@ -15,3 +16,15 @@ export const LoginResult = t.Object({
   }),
   error: t.Null(),
 })
+
+export const AcceptInviteBody = t.Object(
+  {
+    token: t.String({ minLength: 1, maxLength: 200 }),
+    password: t.String({
+      minLength: MIN_PASSWORD_LENGTH,
+      maxLength: 1024,
+      error: `password must have ${MIN_PASSWORD_LENGTH} to 1024 characters`,
+    }),
+  },
+  { additionalProperties: false },
+)

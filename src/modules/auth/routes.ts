@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { bearerToken, sourceIp } from '../../http/request-info'
-import { LoginBody, LoginResult } from './model'
+import { AcceptInviteBody, LoginBody, LoginResult } from './model'
 import type { AuthService } from './service'
 
 /** Sessions for people: not in the spec's catalogue, so gated by authentication alone. */
@@ -15,6 +15,17 @@ export const authRoutes = (authz: Authz, auth: AuthService) =>
         body: LoginBody,
         response: { 200: LoginResult },
         detail: { summary: 'Log in with email and password; returns a session token (shown once)' },
+      },
+    )
+    .post(
+      '/v1/auth/accept-invite',
+      async ({ body, request, server }) => ({
+        data: await auth.acceptInvite(body.token, body.password, sourceIp(server, request)),
+        error: null,
+      }),
+      {
+        body: AcceptInviteBody,
+        detail: { summary: 'Set a password with a one-time invite token; returns a session (shown once)' },
       },
     )
     .post(

@@ -1,7 +1,8 @@
 import { auditEntry } from '../../audit/entry'
 import type { Authenticator } from '../../auth/authenticator'
+import { type CredentialHasher, parseCredential } from '../../auth/credentials'
 import type { CredentialIssuer } from '../../auth/issuer'
-import { verifyPassword } from '../../auth/passwords'
+import { hashPassword, verifyPassword } from '../../auth/passwords'
 import type { Principal } from '../../auth/principal'
 import { badRequest, unauthorized } from '../../errors'
 import type { Store } from '../../store/store'
@@ -17,7 +18,43 @@ export class AuthService {
     private readonly store: Store,
     private readonly issuer: CredentialIssuer,
     private readonly authenticator: Authenticator,
+    private readonly hasher: CredentialHasher,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /** Turns a one-time invite into a password and a session; a used, expired or wrong token is 401. */
+  async acceptInvite(token: string, password: string, sourceIp: string | null) {
+    const credential = parseCredential(token)
+    const invite = credential?.kind === 'invite' ? await this.store.invites.get(credential.id) : undefined
+    const valid =
+      credential !== undefined &&
+      invite !== undefined &&
+      this.hasher.matches(credential, invite.secretHash) &&
+      invite.usedAt === null &&
+      invite.expiresAt.getTime() > this.now()
+    if (!valid || !invite) throw unauthorized('the invite is unknown, used or expired')
+    if (!(await this.store.memberships.get(invite.orgId, invite.userId)))
+      throw unauthorized('the invite is unknown, used or expired')
+    const passwordHash = await hashPassword(password)
+    const session = await this.store.transaction(async (tx) => {
+      if (!(await tx.invites.consume(invite.id, new Date(this.now()))))
+        throw unauthorized('the invite is unknown, used or expired')
+      await tx.users.setPasswordHash(invite.userId, passwordHash)
+      const issued = await this.issuer.session(tx, invite.userId, invite.orgId)
+      await tx.audit.append(
+        auditEntry({ kind: 'session', id: invite.userId, orgId: invite.orgId }, 'auth.accept_invite', `user:${invite.userId}`, {
+          sourceIp,
+        }),
+      )
+      return issued
+    })
+    return {
+      sessionToken: session.sessionToken,
+      expiresAt: session.expiresAt.toISOString(),
+      userId: invite.userId,
+      orgId: invite.orgId,
+    }
+  }
 
   async login(input: LoginInput, sourceIp: string | null) {
     const user = await this.store.users.findByEmail(input.email)

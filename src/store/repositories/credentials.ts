@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../database'
 
 export interface SessionRecord {
@@ -37,6 +37,22 @@ export const sessionsRepository = ({ orm, tables: { sessions } }: Database) => (
   },
   async revoke(id: string, at: Date): Promise<void> {
     await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
+  },
+  /** Ends every live session of a person in an organisation; returns their ids, for the caches. */
+  async revokeAllInOrg(orgId: string, userId: string, at: Date): Promise<string[]> {
+    const rows = await orm
+      .update(sessions)
+      .set({ revokedAt: at })
+      .where(and(eq(sessions.orgId, orgId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+      .returning({ id: sessions.id })
+    return rows.map((r) => r.id)
+  },
+  async listLiveInOrg(orgId: string, userId: string): Promise<string[]> {
+    const rows = await orm
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.orgId, orgId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    return rows.map((r) => r.id)
   },
 })
 

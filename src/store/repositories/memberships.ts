@@ -28,6 +28,24 @@ export const membershipsRepository = ({ orm, tables: { memberships } }: Database
       .limit(1)
     return row
   },
+  async listForOrg(orgId: string): Promise<Membership[]> {
+    return orm.select().from(memberships).where(eq(memberships.orgId, orgId))
+  },
+  async setRole(orgId: string, userId: string, role: string): Promise<boolean> {
+    const rows = await orm
+      .update(memberships)
+      .set({ role })
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
+      .returning({ userId: memberships.userId })
+    return rows.length === 1
+  },
+  async remove(orgId: string, userId: string): Promise<boolean> {
+    const rows = await orm
+      .delete(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
+      .returning({ userId: memberships.userId })
+    return rows.length === 1
+  },
   async listForUser(userId: string): Promise<Membership[]> {
     return orm.select().from(memberships).where(eq(memberships.userId, userId))
   },

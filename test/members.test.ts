@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHarness, type Harness, type Org } from './support/harness'
+
+let clock = Date.now()
+let h: Harness
+let org: Org
+let admin: { userId: string; sessionToken: string }
+
+beforeAll(async () => {
+  h = await createHarness({ now: () => clock })
+  org = await h.org('enterprise')
+  admin = await h.member(org.orgId, 'admin')
+})
+afterAll(() => h.close())
+
+const path = (action: string) => `/v1/organization/${org.orgId}/${action}`
+const me = (token: string) => h.request('GET', path('permissions/me'), { token })
+const errorOf = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message
+let counter = 0
+const email = () => `new${++counter}@example.test`
+
+async function invite(role = 'member', token = org.ownerSession) {
+  const response = await h.request('POST', path('add_member'), { token, body: { email: email(), role } })
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { data: { userId: string; role: string; inviteToken: string } }).data
+}
+
+async function accept(token: string, password = 'a long enough password') {
+  return h.request('POST', '/v1/auth/accept-invite', { body: { token, password } })
+}
+
+describe('add_member and the invite', () => {
+  test('a new person gets a one-time invite; accepting it sets the password and opens a session with the role', async () => {
+    const invited = await invite('admin', admin.sessionToken)
+    expect(invited.inviteToken).toStartWith('gw-inv-')
+    const accepted = await accept(invited.inviteToken)
+    expect(accepted.status).toBe(200)
+    const session = ((await accepted.json()) as { data: { sessionToken: string; orgId: string } }).data
+    expect(session.orgId).toBe(org.orgId)
+    expect(((await (await me(session.sessionToken)).json()) as { data: { role: string } }).data.role).toBe('admin')
+    // Used once, never again.
+    expect((await accept(invited.inviteToken)).status).toBe(401)
+  })
+
+  test('an invite is not a bearer credential, and it expires', async () => {
+    const invited = await invite()
+    expect((await me(invited.inviteToken)).status).toBe(401)
+    clock += 8 * 24 * 3600 * 1000
+    expect((await accept(invited.inviteToken)).status).toBe(401)
+  })
+
+  test('bad input: 400 and nothing changed', async () => {
+    const before = (await h.store.memberships.listForOrg(org.orgId)).length
+    for (const body of [
+      { email: 'not-an-email', role: 'member' },
+      { email: email(), role: 'owner' },
+      { email: email(), role: 'superuser' },
+    ]) {
+      expect((await h.request('POST', path('add_member'), { token: org.ownerSession, body })).status).toBe(400)
+    }
+    expect((await accept('gw-inv-nope', 'a long enough password')).status).toBe(401)
+    expect((await accept((await invite()).inviteToken, 'short')).status).toBe(400)
+    expect((await h.store.memberships.listForOrg(org.orgId)).length).toBe(before + 1)
+  })
+
+  test('someone already a member: 409', async () => {
+    const user = await h.store.users.get(admin.userId)
+    const response = await h.request('POST', path('add_member'), {
+      token: org.ownerSession,
+      body: { email: user?.email, role: 'member' },
+    })
+    expect(response.status).toBe(409)
+  })
+
+  test('a Member cannot add members (403); another organisation cannot either (404)', async () => {
+    const member = await h.member(org.orgId, 'member')
+    expect(
+      (await h.request('POST', path('add_member'), { token: member.sessionToken, body: { email: email(), role: 'member' } }))
+        .status,
+    ).toBe(403)
+    const other = await h.org('enterprise')
+    expect(
+      (await h.request('POST', path('add_member'), { token: other.ownerSession, body: { email: email(), role: 'member' } }))
+        .status,
+    ).toBe(404)
+  })
+})
+
+describe('update_member and the invariants', () => {
+  test('a role change is in force on the next request', async () => {
+    const person = await h.member(org.orgId, 'member')
+    expect(((await (await me(person.sessionToken)).json()) as { data: { role: string } }).data.role).toBe('member')
+    const changed = await h.request('POST', path('update_member'), {
+      token: admin.sessionToken,
+      body: { userId: person.userId, role: 'admin' },
+    })
+    expect(changed.status).toBe(200)
+    expect(((await (await me(person.sessionToken)).json()) as { data: { role: string } }).data.role).toBe('admin')
+  })
+
+  test('nobody changes their own role', async () => {
+    const response = await h.request('POST', path('update_member'), {
+      token: admin.sessionToken,
+      body: { userId: admin.userId, role: 'member' },
+    })
+    expect(response.status).toBe(403)
+    expect(await errorOf(response)).toContain('themselves')
+  })
+
+  test('no one demotes the Owner, and no one is made Owner except by transfer', async () => {
+    const demote = await h.request('POST', path('update_member'), {
+      token: admin.sessionToken,
+      body: { userId: org.ownerId, role: 'member' },
+    })
+    expect(demote.status).toBe(403)
+    const person = await h.member(org.orgId, 'member')
+    const promote = await h.request('POST', path('update_member'), {
+      token: admin.sessionToken,
+      body: { userId: person.userId, role: 'owner' },
+    })
+    expect(promote.status).toBe(400)
+    expect(await errorOf(promote)).toContain('only by transfer')
+    expect((await h.store.memberships.ownerOf(org.orgId))?.userId).toBe(org.ownerId)
+  })
+})
+
+describe('remove_member', () => {
+  test("the member's sessions end at once", async () => {
+    const person = await h.member(org.orgId, 'member')
+    expect((await me(person.sessionToken)).status).toBe(200)
+    const removed = await h.request('DELETE', path('remove_member'), {
+      token: admin.sessionToken,
+      body: { userId: person.userId },
+    })
+    expect(removed.status).toBe(200)
+    expect((await me(person.sessionToken)).status).toBe(401)
+  })
+
+  test('the Owner cannot be removed; an unknown member is 404', async () => {
+    expect(
+      (await h.request('DELETE', path('remove_member'), { token: admin.sessionToken, body: { userId: org.ownerId } })).status,
+    ).toBe(403)
+    expect(
+      (await h.request('DELETE', path('remove_member'), { token: admin.sessionToken, body: { userId: 'nobody' } })).status,
+    ).toBe(404)
+    expect(await h.store.memberships.get(org.orgId, org.ownerId)).toBeDefined()
+  })
+})
