@@ -28,10 +28,14 @@ import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
+import { ownershipRoutes } from './modules/ownership/routes'
+import { OwnershipService } from './modules/ownership/service'
 import { providerKeyRoutes } from './modules/provider-keys/routes'
 import { ProviderKeysService } from './modules/provider-keys/service'
 import { rateLimitRoutes } from './modules/rate-limits/routes'
 import { RateLimitRulesService } from './modules/rate-limits/service'
+import { roleRoutes } from './modules/roles/routes'
+import { RolesService } from './modules/roles/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
 import type { Store } from './store/store'
 import { VERSION } from './version'
@@ -65,6 +69,8 @@ export function createServices(deps: AppDeps) {
     auth: new AuthService(deps.store, issuer, authenticator, hasher, deps.now),
     organizations: new OrganizationService(deps.store, issuer),
     members: new MembersService(deps.store, issuer, authenticator),
+    roles: new RolesService(deps.store, authenticator),
+    ownership: new OwnershipService(deps.store, authenticator),
     health: new HealthService(deps.probes),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
@@ -99,6 +105,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(providerKeyRoutes(gate, services.providerKeys))
     .use(auditRoutes(gate, services.audit))
     .use(memberRoutes(gate, services.members))
+    .use(roleRoutes(gate, services.roles))
+    .use(ownershipRoutes(gate, services.ownership))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -46,6 +46,12 @@ export const membershipsRepository = ({ orm, tables: { memberships } }: Database
       .returning({ userId: memberships.userId })
     return rows.length === 1
   },
+  async listWithRole(orgId: string, role: string): Promise<Membership[]> {
+    return orm
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.orgId, orgId), eq(memberships.role, role)))
+  },
   async listForUser(userId: string): Promise<Membership[]> {
     return orm.select().from(memberships).where(eq(memberships.userId, userId))
   },

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
 
 export interface CustomRole {
@@ -22,5 +22,16 @@ export const rolesRepository = ({ orm, tables: { roles } }: Database) => ({
       .where(and(eq(roles.orgId, orgId), eq(roles.id, id)))
       .limit(1)
     return row
+  },
+  async list(orgId: string): Promise<CustomRole[]> {
+    return orm.select().from(roles).where(eq(roles.orgId, orgId)).orderBy(asc(roles.createdAt), asc(roles.id))
+  },
+  async update(orgId: string, id: string, change: Partial<Pick<CustomRole, 'name' | 'permissions' | 'archivedAt'>>) {
+    const [row] = await orm
+      .update(roles)
+      .set(change)
+      .where(and(eq(roles.orgId, orgId), eq(roles.id, id)))
+      .returning()
+    return row as CustomRole | undefined
   },
 })

@@ -1,0 +1,27 @@
+import type { Authenticator } from '../../auth/authenticator'
+import type { Principal } from '../../auth/principal'
+import { badRequest, notFound } from '../../errors'
+import type { Store } from '../../store/store'
+
+/** The `ownership` actions (spec 2.4): only the Owner holds the permission. */
+export class OwnershipService {
+  constructor(
+    private readonly store: Store,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  /** Hands ownership to another member in one transaction: there is exactly one Owner before and after; the old Owner becomes Admin. */
+  async transfer(principal: Principal, userId: string) {
+    if (principal.userId === undefined) throw badRequest('ownership is transferred by the Owner in person, with a session')
+    if (userId === principal.userId) throw badRequest('you already own this organization')
+    if (!(await this.store.memberships.get(principal.orgId, userId))) throw notFound('member')
+    await this.store.transaction(async (tx) => {
+      await tx.memberships.setRole(principal.orgId, principal.userId as string, 'admin')
+      await tx.memberships.setRole(principal.orgId, userId, 'owner')
+    })
+    for (const user of [principal.userId, userId]) {
+      await this.authenticator.forgetSessions(await this.store.sessions.listLiveInOrg(principal.orgId, user))
+    }
+    return { id: userId, ownerId: userId, previousOwnerId: principal.userId }
+  }
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHarness, type Harness, type Org } from './support/harness'
+
+let h: Harness
+let org: Org
+beforeAll(async () => {
+  h = await createHarness()
+  org = await h.org('enterprise')
+})
+afterAll(() => h.close())
+
+const path = (o: Org, action: string) => `/v1/organization/${o.orgId}/${action}`
+const permissionsOf = async (o: Org, token: string) =>
+  ((await (await h.request('GET', path(o, 'permissions/me'), { token })).json()) as { data: { permissions: string[] } }).data
+    .permissions
+type RoleView = { id: string; name: string; builtIn: boolean; permissions: string[] }
+
+async function createRole(o: Org, permissions: string[], token = o.ownerSession): Promise<Response> {
+  return h.request('POST', path(o, 'roles'), { token, body: { name: 'analyst', permissions } })
+}
+
+describe('custom roles', () => {
+  test('need the Enterprise tier: 403 tier_required below it', async () => {
+    const growth = await h.org('growth')
+    const response = await createRole(growth, ['reports.read'])
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('tier_required')
+    const entitlement = (await (await h.request('GET', path(growth, 'roles/entitlement'), { token: growth.apiKey })).json()) as {
+      data: { customRoles: boolean }
+    }
+    expect(entitlement.data.customRoles).toBe(false)
+  })
+
+  test('can hold any permission but ownership; org.read always; unknown permissions refused', async () => {
+    const withOwnership = await createRole(org, ['reports.read', 'ownership'])
+    expect(withOwnership.status).toBe(400)
+    expect((await createRole(org, ['reports.write'])).status).toBe(400)
+    const created = await createRole(org, ['reports.read'])
+    expect(created.status).toBe(201)
+    expect(((await created.json()) as { data: RoleView }).data.permissions).toEqual(['org.read', 'reports.read'])
+  })
+
+  test('an Admin cannot create a role holding ownership either', async () => {
+    const admin = await h.member(org.orgId, 'admin')
+    expect((await createRole(org, ['ownership'], admin.sessionToken)).status).toBe(400)
+  })
+
+  test('given, changed and archived: the holder follows on the next request, falling back to Member', async () => {
+    const role = ((await (await createRole(org, ['audit.read'])).json()) as { data: RoleView }).data
+    const person = await h.member(org.orgId, 'member')
+    await h.request('POST', path(org, 'update_member'), {
+      token: org.ownerSession,
+      body: { userId: person.userId, role: role.id },
+    })
+    expect(await permissionsOf(org, person.sessionToken)).toEqual(['org.read', 'audit.read'])
+    await h.request('PATCH', path(org, `roles/${role.id}`), {
+      token: org.ownerSession,
+      body: { permissions: ['audit.read', 'reports.read'] },
+    })
+    expect(await permissionsOf(org, person.sessionToken)).toEqual(['org.read', 'reports.read', 'audit.read'])
+    await h.request('POST', path(org, `roles/${role.id}/archive`), { token: org.ownerSession })
+    expect(await permissionsOf(org, person.sessionToken)).toEqual(['org.read', 'traffic.read', 'traffic.annotate'])
+    const assign = await h.request('POST', path(org, 'update_member'), {
+      token: org.ownerSession,
+      body: { userId: person.userId, role: role.id },
+    })
+    expect(assign.status).toBe(400)
+  })
+
+  test('the list shows the three built-in roles and the custom ones, to any member', async () => {
+    const list = (await (await h.request('GET', path(org, 'roles'), { token: org.apiKey })).json()) as { data: RoleView[] }
+    expect(list.data.slice(0, 3).map((r) => r.id)).toEqual(['owner', 'admin', 'member'])
+    expect(list.data.find((r) => r.id === 'admin')?.permissions).not.toContain('ownership')
+    expect(list.data.some((r) => !r.builtIn)).toBe(true)
+  })
+
+  test("another organisation's role: 404 on change and archive", async () => {
+    const role = ((await (await createRole(org, ['reports.read'])).json()) as { data: RoleView }).data
+    const other = await h.org('enterprise')
+    expect(
+      (await h.request('PATCH', path(other, `roles/${role.id}`), { token: other.ownerSession, body: { name: 'x' } })).status,
+    ).toBe(404)
+    expect((await h.request('POST', path(other, `roles/${role.id}/archive`), { token: other.ownerSession })).status).toBe(404)
+  })
+})
+
+describe('ownership transfer', () => {
+  test('exactly one Owner before and after; the old Owner becomes Admin', async () => {
+    const o = await h.org('growth')
+    const heir = await h.member(o.orgId, 'member')
+    const response = await h.request('POST', path(o, 'update_owner'), { token: o.ownerSession, body: { userId: heir.userId } })
+    expect(response.status).toBe(200)
+    const owners = (await h.store.memberships.listForOrg(o.orgId)).filter((m) => m.role === 'owner')
+    expect(owners.map((m) => m.userId)).toEqual([heir.userId])
+    expect((await h.store.memberships.get(o.orgId, o.ownerId))?.role).toBe('admin')
+    expect(await permissionsOf(o, heir.sessionToken)).toContain('ownership')
+    expect(await permissionsOf(o, o.ownerSession)).not.toContain('ownership')
+  })
+
+  test('only the Owner may transfer; not to themselves; not to a stranger', async () => {
+    const o = await h.org('growth')
+    const admin = await h.member(o.orgId, 'admin')
+    expect(
+      (await h.request('POST', path(o, 'update_owner'), { token: admin.sessionToken, body: { userId: admin.userId } })).status,
+    ).toBe(403)
+    expect(
+      (await h.request('POST', path(o, 'update_owner'), { token: o.ownerSession, body: { userId: o.ownerId } })).status,
+    ).toBe(400)
+    expect(
+      (await h.request('POST', path(o, 'update_owner'), { token: o.ownerSession, body: { userId: 'stranger' } })).status,
+    ).toBe(404)
+    expect((await h.store.memberships.ownerOf(o.orgId))?.userId).toBe(o.ownerId)
+  })
+})
