@@ -37,6 +37,8 @@ import { RateLimitRulesService } from './modules/rate-limits/service'
 import { roleRoutes } from './modules/roles/routes'
 import { RolesService } from './modules/roles/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
+import { teamRoutes } from './modules/teams/routes'
+import { TeamsService } from './modules/teams/service'
 import type { Store } from './store/store'
 import { VERSION } from './version'
 
@@ -71,6 +73,7 @@ export function createServices(deps: AppDeps) {
     members: new MembersService(deps.store, issuer, authenticator),
     roles: new RolesService(deps.store, authenticator),
     ownership: new OwnershipService(deps.store, authenticator),
+    teams: new TeamsService(deps.store),
     health: new HealthService(deps.probes),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
@@ -107,6 +110,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(memberRoutes(gate, services.members))
     .use(roleRoutes(gate, services.roles))
     .use(ownershipRoutes(gate, services.ownership))
+    .use(teamRoutes(gate, services.teams))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

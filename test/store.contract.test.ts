@@ -41,6 +41,7 @@ for (const dialect of DIALECTS) {
         id,
         name: `org ${id}`,
         tier: 'enterprise',
+        teamVisibility: 'all',
         creditBalanceNano: 0,
         createdAt: now,
       })

@@ -8,6 +8,7 @@ import pg4 from '../../drizzle/pg/0004_provider_keys.sql' with { type: 'text' }
 import pg5 from '../../drizzle/pg/0005_mcp_connections.sql' with { type: 'text' }
 import pg6 from '../../drizzle/pg/0006_server_keys.sql' with { type: 'text' }
 import pg7 from '../../drizzle/pg/0007_invites.sql' with { type: 'text' }
+import pg8 from '../../drizzle/pg/0008_team_visibility.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -16,6 +17,7 @@ import sqlite4 from '../../drizzle/sqlite/0004_provider_keys.sql' with { type: '
 import sqlite5 from '../../drizzle/sqlite/0005_mcp_connections.sql' with { type: 'text' }
 import sqlite6 from '../../drizzle/sqlite/0006_server_keys.sql' with { type: 'text' }
 import sqlite7 from '../../drizzle/sqlite/0007_invites.sql' with { type: 'text' }
+import sqlite8 from '../../drizzle/sqlite/0008_team_visibility.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -27,6 +29,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0005_mcp_connections', sql: sqlite5 },
   { tag: '0006_server_keys', sql: sqlite6 },
   { tag: '0007_invites', sql: sqlite7 },
+  { tag: '0008_team_visibility', sql: sqlite8 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -38,4 +41,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0005_mcp_connections', sql: pg5 },
   { tag: '0006_server_keys', sql: pg6 },
   { tag: '0007_invites', sql: pg7 },
+  { tag: '0008_team_visibility', sql: pg8 },
 ]

@@ -22,6 +22,10 @@ export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   tier: text('tier', { enum: ['free', 'pro', 'growth', 'enterprise'] }).notNull(),
+  /** Who sees which teams: `all` (every member sees every team) or `members` (only one's own teams). */
+  teamVisibility: text('team_visibility', { enum: ['all', 'members'] })
+    .notNull()
+    .default('all'),
   creditBalanceNano: bigint('credit_balance_nano', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
 })

@@ -10,6 +10,10 @@ export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   tier: text('tier', { enum: ['free', 'pro', 'growth', 'enterprise'] }).notNull(),
+  /** Who sees which teams: `all` (every member sees every team) or `members` (only one's own teams). */
+  teamVisibility: text('team_visibility', { enum: ['all', 'members'] })
+    .notNull()
+    .default('all'),
   creditBalanceNano: integer('credit_balance_nano').notNull().default(0),
   createdAt: createdAt(),
 })

@@ -12,6 +12,7 @@ import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { serverKeysRepository } from './repositories/server-keys'
+import { teamsRepository } from './repositories/teams'
 import { usersRepository } from './repositories/users'
 
 const repositories = (db: Database) => ({
@@ -30,6 +31,7 @@ const repositories = (db: Database) => ({
   mcpConnections: mcpConnectionsRepository(db),
   serverKeys: serverKeysRepository(db),
   invites: invitesRepository(db),
+  teams: teamsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

@@ -4,21 +4,28 @@ import type { Database } from '../database'
 export const TIERS = ['free', 'pro', 'growth', 'enterprise'] as const
 export type Tier = (typeof TIERS)[number]
 
+export const TEAM_VISIBILITY = ['all', 'members'] as const
+export type TeamVisibility = (typeof TEAM_VISIBILITY)[number]
+
 export interface Organization {
   id: string
   name: string
   tier: Tier
+  teamVisibility: TeamVisibility
   creditBalanceNano: number
   createdAt: Date
 }
 
 export const organizationsRepository = ({ orm, tables: { organizations } }: Database) => ({
-  async create(org: Organization): Promise<void> {
+  async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
     await orm.insert(organizations).values(org)
   },
   async get(id: string): Promise<Organization | undefined> {
     const [row] = await orm.select().from(organizations).where(eq(organizations.id, id)).limit(1)
     return row
+  },
+  async setTeamVisibility(id: string, teamVisibility: TeamVisibility): Promise<void> {
+    await orm.update(organizations).set({ teamVisibility }).where(eq(organizations.id, id))
   },
   async setTier(id: string, tier: Tier): Promise<void> {
     await orm.update(organizations).set({ tier }).where(eq(organizations.id, id))

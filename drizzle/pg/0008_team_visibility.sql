@@ -1,0 +1,1 @@
+ALTER TABLE "organizations" ADD COLUMN "team_visibility" text DEFAULT 'all' NOT NULL;

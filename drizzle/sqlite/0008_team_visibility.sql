@@ -1,0 +1,1 @@
+ALTER TABLE `organizations` ADD `team_visibility` text DEFAULT 'all' NOT NULL;
