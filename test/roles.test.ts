@@ -112,3 +112,25 @@ describe('ownership transfer', () => {
     expect((await h.store.memberships.ownerOf(o.orgId))?.userId).toBe(o.ownerId)
   })
 })
+
+describe('deleting the organisation', () => {
+  test('its keys and sessions stop at once, its data is gone, other organisations are untouched', async () => {
+    const doomed = await h.org('growth')
+    const bystander = await h.org('growth')
+    const member = await h.member(doomed.orgId, 'member')
+    await h.request('POST', '/v1/vault/add', {
+      token: doomed.ownerSession,
+      body: { provider: 'openai', name: 'k', secret: 'sk-doomed-0000000000' },
+    })
+    expect((await h.request('DELETE', '/v1/organization/delete', { token: member.sessionToken })).status).toBe(403)
+    const deleted = await h.request('DELETE', '/v1/organization/delete', { token: doomed.ownerSession })
+    expect(deleted.status).toBe(200)
+    for (const token of [doomed.ownerSession, doomed.apiKey, member.sessionToken]) {
+      expect((await h.request('GET', '/v1/api-keys', { token })).status).toBe(401)
+    }
+    expect(await h.store.organizations.get(doomed.orgId)).toBeUndefined()
+    expect(await h.store.providerKeys.list(doomed.orgId)).toEqual([])
+    expect(await h.store.memberships.listForOrg(doomed.orgId)).toEqual([])
+    expect((await h.request('GET', '/v1/api-keys', { token: bystander.apiKey })).status).toBe(200)
+  })
+})

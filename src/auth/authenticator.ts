@@ -95,6 +95,11 @@ export class Authenticator {
     for (const id of sessionIds) await this.deps.invalidations.publish(`session:${id}`)
   }
 
+  /** Drops API keys everywhere at once (an organisation deleted). */
+  async forgetKeys(apiKeyIds: readonly string[]): Promise<void> {
+    for (const id of apiKeyIds) await this.deps.invalidations.publish(`api_key:${id}`)
+  }
+
   /** Drops an API key everywhere after it changed (revoked, scopes, expiry). */
   async forgetKey(apiKeyId: string): Promise<void> {
     await this.deps.invalidations.publish(`api_key:${apiKeyId}`)

@@ -24,4 +24,18 @@ export class OwnershipService {
     }
     return { id: userId, ownerId: userId, previousOwnerId: principal.userId }
   }
+
+  /**
+   * Deletes the organisation and all its data (hard delete, no tombstone): members, roles, teams, keys,
+   * provider keys, rules, request log, bodies and audit log. Its keys and sessions stop working at once.
+   */
+  async deleteOrganization(principal: Principal) {
+    const orgId = principal.orgId
+    const keyIds = (await this.store.apiKeys.listForOrg(orgId)).map((k) => k.id)
+    const sessionIds = await this.store.sessions.listIdsForOrg(orgId)
+    if (!(await this.store.transaction((tx) => tx.organizations.deleteWithData(orgId)))) throw notFound('organization')
+    await this.authenticator.forgetKeys(keyIds)
+    await this.authenticator.forgetSessions(sessionIds)
+    return { id: orgId, deleted: true }
+  }
 }

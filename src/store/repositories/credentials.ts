@@ -47,6 +47,10 @@ export const sessionsRepository = ({ orm, tables: { sessions } }: Database) => (
       .returning({ id: sessions.id })
     return rows.map((r) => r.id)
   },
+  async listIdsForOrg(orgId: string): Promise<string[]> {
+    const rows = await orm.select({ id: sessions.id }).from(sessions).where(eq(sessions.orgId, orgId))
+    return rows.map((r) => r.id)
+  },
   async listLiveInOrg(orgId: string, userId: string): Promise<string[]> {
     const rows = await orm
       .select({ id: sessions.id })

@@ -16,13 +16,28 @@ export interface Organization {
   createdAt: Date
 }
 
-export const organizationsRepository = ({ orm, tables: { organizations } }: Database) => ({
+export const organizationsRepository = ({
+  orm,
+  tables: { organizations, requests, requestBodies, requestFeedback, auditLog },
+}: Database) => ({
   async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
     await orm.insert(organizations).values(org)
   },
   async get(id: string): Promise<Organization | undefined> {
     const [row] = await orm.select().from(organizations).where(eq(organizations.id, id)).limit(1)
     return row
+  },
+  /**
+   * Deletes the organisation and everything of it: the tables that reference it go by cascade, the
+   * logs that only name it (requests, bodies, feedback, audit) are deleted here. Run it in a transaction.
+   */
+  async deleteWithData(id: string): Promise<boolean> {
+    await orm.delete(requestBodies).where(eq(requestBodies.orgId, id))
+    await orm.delete(requestFeedback).where(eq(requestFeedback.orgId, id))
+    await orm.delete(requests).where(eq(requests.orgId, id))
+    await orm.delete(auditLog).where(eq(auditLog.orgId, id))
+    const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
+    return rows.length > 0
   },
   async setTeamVisibility(id: string, teamVisibility: TeamVisibility): Promise<void> {
     await orm.update(organizations).set({ teamVisibility }).where(eq(organizations.id, id))
