@@ -31,7 +31,7 @@ describe('the audit log covers every write', () => {
     const doomed = await h.org('enterprise')
     expect((await h.request('DELETE', '/v1/organization/delete', { token: doomed.ownerSession })).status).toBe(200)
     const [deletion] = await h.store.audit.query({ orgId: doomed.orgId, action: 'DELETE /v1/organization/delete', limit: 1 })
-    if (!deletion || deletion.outcome !== 'success') missing.push('DELETE /v1/organization/delete')
+    if (deletion?.outcome !== 'success') missing.push('DELETE /v1/organization/delete')
     expect(missing).toEqual([])
     // Every write route with a handler so far (rate limits, keys, provider keys, members).
     expect(implemented).toBeGreaterThanOrEqual(14)
