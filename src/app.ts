@@ -28,6 +28,7 @@ import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
+import { OrganizationSettingsService } from './modules/organization/settings-service'
 import { ownershipRoutes } from './modules/ownership/routes'
 import { OwnershipService } from './modules/ownership/service'
 import { providerKeyRoutes } from './modules/provider-keys/routes'
@@ -66,6 +67,7 @@ export function createServices(deps: AppDeps) {
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
+  const settings = new OrganizationSettingsService(deps.store, deps.now)
   return {
     authenticator,
     auth: new AuthService(deps.store, issuer, authenticator, hasher, deps.now),
@@ -74,6 +76,7 @@ export function createServices(deps: AppDeps) {
     roles: new RolesService(deps.store, authenticator),
     ownership: new OwnershipService(deps.store, authenticator),
     teams: new TeamsService(deps.store),
+    settings,
     health: new HealthService(deps.probes),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
@@ -85,6 +88,7 @@ export function createServices(deps: AppDeps) {
       store: deps.store,
       limiter,
       orgKeys: providerKeys,
+      bodies: settings,
       meta: deps.meta,
       requestLog: deps.requestLog,
       log: deps.log,
@@ -102,7 +106,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const implemented = new Elysia({ name: 'implemented' })
     .use(healthRoutes(services.health))
     .use(authRoutes(gate, services.auth))
-    .use(organizationRoutes(gate, services.organizations))
+    .use(organizationRoutes(gate, services.organizations, services.settings))
     .use(rateLimitRoutes(gate, services.rateLimitRules))
     .use(apiKeyRoutes(gate, services.apiKeys, services.mcpConnections))
     .use(providerKeyRoutes(gate, services.providerKeys))

@@ -38,6 +38,8 @@ class UsageError extends Error {}
 
 /** Bodies beyond this are refused before they are read: chat requests with images stay far below it. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024
+/** Stored bodies past their organisation's retention are deleted this often. */
+const RETENTION_INTERVAL_MS = 3600 * 1000
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`gw: ${message}\n`)
@@ -70,7 +72,14 @@ async function serveCommand(): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true })
   const { config, deps } = runtime
   const log = deps.log
-  const app = createApp(deps)
+  const services = createServices(deps)
+  const app = createApp(deps, services)
+  const retention = setInterval(() => {
+    services.settings
+      .applyRetention()
+      .then((deleted) => deleted > 0 && log.info('retention: bodies deleted', { deleted }))
+      .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: String(error) }))
+  }, RETENTION_INTERVAL_MS)
   const server = serve(app, { hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
@@ -79,6 +88,7 @@ async function serveCommand(): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     // Finish the requests in flight, then write what they queued, then close.
+    clearInterval(retention)
     await server.stop(false)
     await runtime.close()
     log.info('stopped', { requestLog: JSON.stringify(deps.requestLog.snapshot()) })

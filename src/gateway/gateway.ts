@@ -10,10 +10,12 @@ import { ApiError, badRequest, forbidden } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import { redactPii } from '../privacy/pii'
+import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
-import { BodyCapture } from './body-capture'
+import { BodyCapture, type BodyPolicy, type BodyPolicySource } from './body-capture'
 import { costNano, estimateNano, nanoToUsd, priceFor } from './cost/cost'
 import type { ModelPrice } from './cost/prices'
 import type { GatewayMeta, MetaStore } from './meta/store'
@@ -44,6 +46,7 @@ export interface GatewayDeps {
   store: Store
   limiter: RateLimiter
   orgKeys: OrgKeySource
+  bodies: BodyPolicySource
   meta: MetaStore
   requestLog: RequestLog
   log: Logger
@@ -408,18 +411,26 @@ export class Gateway {
       httpStatus: outcome.httpStatus,
       ptb: state.ptb,
     })
-    this.deps.requestLog.record({
-      record: this.record(state, outcome, meta, cost),
-      body: {
-        requestId: state.requestId,
-        orgId: principal.orgId,
-        requestBody: state.requestBody.text(),
-        responseBody: state.responseBody.text(),
-        truncated: state.requestBody.truncated || state.responseBody.truncated,
-        createdAt: new Date(state.startedAt),
-      },
-    })
+    this.deps.requestLog.record({ record: this.record(state, outcome, meta, cost), body: await this.bodyOf(state) })
     return meta
+  }
+
+  /** The call's bodies as its organisation wants them kept: not at all, as they were, or redacted. */
+  private async bodyOf(state: CallState): Promise<RequestBodyRecord | undefined> {
+    // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
+    const policy = await this.deps.bodies
+      .bodyPolicy(state.principal.orgId)
+      .catch((): BodyPolicy => ({ store: false, redact: true }))
+    if (!policy.store) return undefined
+    const keep = (text: string) => (policy.redact ? redactPii(text).text : text)
+    return {
+      requestId: state.requestId,
+      orgId: state.principal.orgId,
+      requestBody: keep(state.requestBody.text()),
+      responseBody: keep(state.responseBody.text()),
+      truncated: state.requestBody.truncated || state.responseBody.truncated,
+      createdAt: new Date(state.startedAt),
+    }
   }
 
   private record(state: CallState, outcome: StreamOutcome, meta: GatewayMeta, cost: number | undefined): RequestRecord {

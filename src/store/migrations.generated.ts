@@ -9,6 +9,7 @@ import pg5 from '../../drizzle/pg/0005_mcp_connections.sql' with { type: 'text' 
 import pg6 from '../../drizzle/pg/0006_server_keys.sql' with { type: 'text' }
 import pg7 from '../../drizzle/pg/0007_invites.sql' with { type: 'text' }
 import pg8 from '../../drizzle/pg/0008_team_visibility.sql' with { type: 'text' }
+import pg9 from '../../drizzle/pg/0009_organization_settings.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -18,6 +19,7 @@ import sqlite5 from '../../drizzle/sqlite/0005_mcp_connections.sql' with { type:
 import sqlite6 from '../../drizzle/sqlite/0006_server_keys.sql' with { type: 'text' }
 import sqlite7 from '../../drizzle/sqlite/0007_invites.sql' with { type: 'text' }
 import sqlite8 from '../../drizzle/sqlite/0008_team_visibility.sql' with { type: 'text' }
+import sqlite9 from '../../drizzle/sqlite/0009_organization_settings.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -30,6 +32,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0006_server_keys', sql: sqlite6 },
   { tag: '0007_invites', sql: sqlite7 },
   { tag: '0008_team_visibility', sql: sqlite8 },
+  { tag: '0009_organization_settings', sql: sqlite9 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -42,4 +45,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0006_server_keys', sql: pg6 },
   { tag: '0007_invites', sql: pg7 },
   { tag: '0008_team_visibility', sql: pg8 },
+  { tag: '0009_organization_settings', sql: pg9 },
 ]

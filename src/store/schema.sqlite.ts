@@ -297,3 +297,18 @@ export const invites = sqliteTable('invites', {
   expiresAt: timestamp('expires_at').notNull(),
   usedAt: timestamp('used_at'),
 })
+
+/** An organisation's settings: onboarding, terms, and what becomes of stored bodies. One row per organisation. */
+export const organizationSettings = sqliteTable('organization_settings', {
+  orgId: text('org_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  onboarding: text('onboarding', { mode: 'json' }).$type<Record<string, unknown>>(),
+  termsAcceptedAt: timestamp('terms_accepted_at'),
+  termsAcceptedBy: text('terms_accepted_by'),
+  termsVersion: text('terms_version'),
+  /** `null`: bodies are not stored at all; otherwise they are deleted after this many days. */
+  bodyRetentionDays: integer('body_retention_days'),
+  piiRedaction: integer('pii_redaction', { mode: 'boolean' }).notNull().default(false),
+  updatedAt: timestamp('updated_at').notNull(),
+})

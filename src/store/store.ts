@@ -5,6 +5,7 @@ import { feedbackRepository } from './repositories/feedback'
 import { invitesRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { membershipsRepository } from './repositories/memberships'
+import { organizationSettingsRepository } from './repositories/organization-settings'
 import { organizationsRepository } from './repositories/organizations'
 import { providerKeysRepository } from './repositories/provider-keys'
 import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
@@ -32,6 +33,7 @@ const repositories = (db: Database) => ({
   serverKeys: serverKeysRepository(db),
   invites: invitesRepository(db),
   teams: teamsRepository(db),
+  settings: organizationSettingsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

@@ -39,6 +39,12 @@ export const organizationsRepository = ({
     const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
     return rows.length > 0
   },
+  async listIds(): Promise<string[]> {
+    return (await orm.select({ id: organizations.id }).from(organizations)).map((r) => r.id)
+  },
+  async rename(id: string, name: string): Promise<void> {
+    await orm.update(organizations).set({ name }).where(eq(organizations.id, id))
+  },
   async setTeamVisibility(id: string, teamVisibility: TeamVisibility): Promise<void> {
     await orm.update(organizations).set({ teamVisibility }).where(eq(organizations.id, id))
   },

@@ -1,0 +1,108 @@
+import type { Principal } from '../../auth/principal'
+import { badRequest } from '../../errors'
+import type { BodyPolicy, BodyPolicySource } from '../../gateway/body-capture'
+import type { OrganizationSettings } from '../../store/repositories/organization-settings'
+import type { Store } from '../../store/store'
+import { TtlCache } from '../../util/ttl-cache'
+
+const DAY_MS = 24 * 3600 * 1000
+/** The gateway reads an organisation's body policy this fresh: a change holds within a second. */
+const POLICY_CACHE_MS = 1_000
+
+const view = (s: OrganizationSettings) => ({
+  onboarding: s.onboarding,
+  terms: s.termsAcceptedAt
+    ? { acceptedAt: s.termsAcceptedAt.toISOString(), acceptedBy: s.termsAcceptedBy, version: s.termsVersion }
+    : null,
+  bodyRetention: s.bodyRetentionDays === null ? { mode: 'none' as const } : { mode: 'days' as const, days: s.bodyRetentionDays },
+  piiRedaction: s.piiRedaction,
+})
+
+/** Organisation details, onboarding, terms, and the policy for stored bodies (retention, PII redaction). */
+export class OrganizationSettingsService implements BodyPolicySource {
+  private readonly policies: TtlCache<string, BodyPolicy>
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.policies = new TtlCache(100_000, POLICY_CACHE_MS, now)
+  }
+
+  async get(principal: Principal) {
+    const org = await this.store.organizations.get(principal.orgId)
+    return { id: principal.orgId, name: org?.name, tier: org?.tier, ...view(await this.store.settings.get(principal.orgId)) }
+  }
+
+  async rename(principal: Principal, name: string) {
+    await this.store.organizations.rename(principal.orgId, name)
+    return this.get(principal)
+  }
+
+  async startOnboarding(principal: Principal, data: Record<string, unknown> = {}) {
+    await this.store.settings.update(principal.orgId, {
+      onboarding: { ...data, status: 'in_progress', startedAt: new Date(this.now()).toISOString() },
+    })
+    return this.get(principal)
+  }
+
+  async updateOnboarding(principal: Principal, input: { step?: string; completed?: boolean; data?: Record<string, unknown> }) {
+    const current = (await this.store.settings.get(principal.orgId)).onboarding ?? {}
+    const onboarding = {
+      ...current,
+      ...(input.data ?? {}),
+      ...(input.step !== undefined ? { step: input.step } : {}),
+      ...(input.completed ? { status: 'completed', completedAt: new Date(this.now()).toISOString() } : {}),
+    }
+    await this.store.settings.update(principal.orgId, { onboarding })
+    return this.get(principal)
+  }
+
+  /** Terms are accepted by a person: an API key cannot accept them on anyone's behalf. */
+  async acceptTerms(principal: Principal, version: string) {
+    if (principal.kind !== 'session' || principal.userId === undefined)
+      throw badRequest('terms are accepted by a person, with a session')
+    await this.store.settings.update(principal.orgId, {
+      termsAcceptedAt: new Date(this.now()),
+      termsAcceptedBy: principal.userId,
+      termsVersion: version,
+    })
+    return this.get(principal)
+  }
+
+  async setBodyRetention(principal: Principal, input: { mode: 'none' | 'days'; days?: number }) {
+    if (input.mode === 'days' && input.days === undefined) throw badRequest('mode "days" needs days (1 to 3650)')
+    await this.store.settings.update(principal.orgId, {
+      bodyRetentionDays: input.mode === 'none' ? null : (input.days as number),
+    })
+    this.policies.delete(principal.orgId)
+    return this.get(principal)
+  }
+
+  async setPiiRedaction(principal: Principal, redact: boolean) {
+    await this.store.settings.update(principal.orgId, { piiRedaction: redact })
+    this.policies.delete(principal.orgId)
+    return this.get(principal)
+  }
+
+  /** What the gateway does with a finished call's bodies. */
+  async bodyPolicy(orgId: string): Promise<BodyPolicy> {
+    const cached = this.policies.get(orgId)
+    if (cached) return cached
+    const settings = await this.store.settings.get(orgId)
+    const policy = { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction }
+    this.policies.set(orgId, policy)
+    return policy
+  }
+
+  /** The retention job: bodies past their organisation's window are deleted; with "none", all of them. */
+  async applyRetention(): Promise<number> {
+    let deleted = 0
+    for (const orgId of await this.store.organizations.listIds()) {
+      const days = (await this.store.settings.get(orgId)).bodyRetentionDays
+      const cutoff = days === null ? new Date(this.now() + DAY_MS) : new Date(this.now() - days * DAY_MS)
+      deleted += await this.store.settings.deleteBodiesBefore(orgId, cutoff)
+    }
+    return deleted
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, test } from 'bun:test'
+import { redactPii } from '../src/privacy/pii'
+
+describe('PII redaction', () => {
+  const found: Array<[string, string, string]> = [
+    ['an email', 'write to jane.doe+x@example.co.uk today', 'write to [redacted:email] today'],
+    ['a phone number with a country code', 'call +44 20 7946 0958 now', 'call [redacted:phone] now'],
+    ['a phone number with separators', 'call (555) 123-4567', 'call [redacted:phone]'],
+    ['a card number that passes Luhn', 'card 4111 1111 1111 1111 exp', 'card [redacted:card] exp'],
+    ['an OpenAI-style key', 'key sk-proj-abcdefghijklmnopqrstuvwx', 'key [redacted:secret]'],
+    ['an AWS key id', 'AKIAIOSFODNN7EXAMPLE', '[redacted:secret]'],
+  ]
+  for (const [what, input, expected] of found) {
+    test(`${what} is redacted`, () => {
+      expect(redactPii(input).text).toBe(expected)
+    })
+  }
+
+  const kept = ['"created":1700000000,"prompt_tokens":1000', 'order 1234567890123 shipped', 'version 1.2.3', 'room 101']
+  for (const input of kept) {
+    test(`"${input}" is left alone`, () => {
+      expect(redactPii(input)).toEqual({ text: input, counts: {} })
+    })
+  }
+
+  test('counts by kind, never the values', () => {
+    const { counts } = redactPii('a@b.io and c@d.io, 4111111111111111')
+    expect(counts).toEqual({ email: 2, card: 1 })
+  })
+})
