@@ -38,6 +38,8 @@ import { RateLimitRulesService } from './modules/rate-limits/service'
 import { roleRoutes } from './modules/roles/routes'
 import { RolesService } from './modules/roles/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
+import { savedViewRoutes } from './modules/saved-views/routes'
+import { SavedViewsService } from './modules/saved-views/service'
 import { teamRoutes } from './modules/teams/routes'
 import { TeamsService } from './modules/teams/service'
 import type { Store } from './store/store'
@@ -76,6 +78,7 @@ export function createServices(deps: AppDeps) {
     roles: new RolesService(deps.store, authenticator),
     ownership: new OwnershipService(deps.store, authenticator),
     teams: new TeamsService(deps.store),
+    savedViews: new SavedViewsService(deps.store),
     settings,
     health: new HealthService(deps.probes),
     rateLimitRules,
@@ -115,6 +118,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(roleRoutes(gate, services.roles))
     .use(ownershipRoutes(gate, services.ownership))
     .use(teamRoutes(gate, services.teams))
+    .use(savedViewRoutes(gate, services.savedViews))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -10,6 +10,7 @@ import pg6 from '../../drizzle/pg/0006_server_keys.sql' with { type: 'text' }
 import pg7 from '../../drizzle/pg/0007_invites.sql' with { type: 'text' }
 import pg8 from '../../drizzle/pg/0008_team_visibility.sql' with { type: 'text' }
 import pg9 from '../../drizzle/pg/0009_organization_settings.sql' with { type: 'text' }
+import pg10 from '../../drizzle/pg/0010_saved_views.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -20,6 +21,7 @@ import sqlite6 from '../../drizzle/sqlite/0006_server_keys.sql' with { type: 'te
 import sqlite7 from '../../drizzle/sqlite/0007_invites.sql' with { type: 'text' }
 import sqlite8 from '../../drizzle/sqlite/0008_team_visibility.sql' with { type: 'text' }
 import sqlite9 from '../../drizzle/sqlite/0009_organization_settings.sql' with { type: 'text' }
+import sqlite10 from '../../drizzle/sqlite/0010_saved_views.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -33,6 +35,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0007_invites', sql: sqlite7 },
   { tag: '0008_team_visibility', sql: sqlite8 },
   { tag: '0009_organization_settings', sql: sqlite9 },
+  { tag: '0010_saved_views', sql: sqlite10 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -46,4 +49,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0007_invites', sql: pg7 },
   { tag: '0008_team_visibility', sql: pg8 },
   { tag: '0009_organization_settings', sql: pg9 },
+  { tag: '0010_saved_views', sql: pg10 },
 ]

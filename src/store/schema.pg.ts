@@ -324,3 +324,34 @@ export const organizationSettings = pgTable('organization_settings', {
   piiRedaction: boolean('pii_redaction').notNull().default(false),
   updatedAt: timestamp('updated_at').notNull(),
 })
+
+/** Saved views: a named request filter (spec 2.5) an organisation keeps to reuse. */
+export const savedFilters = pgTable(
+  'saved_filters',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    filter: jsonb('filter').$type<unknown>().notNull(),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [index('saved_filters_org_idx').on(t.orgId)],
+)
+
+/** Request properties an organisation has hidden from its property views. */
+export const hiddenProperties = pgTable(
+  'hidden_properties',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    hiddenBy: text('hidden_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.key] })],
+)

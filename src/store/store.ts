@@ -12,6 +12,7 @@ import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
+import { savedViewsRepository } from './repositories/saved-views'
 import { serverKeysRepository } from './repositories/server-keys'
 import { teamsRepository } from './repositories/teams'
 import { usersRepository } from './repositories/users'
@@ -34,6 +35,7 @@ const repositories = (db: Database) => ({
   invites: invitesRepository(db),
   teams: teamsRepository(db),
   settings: organizationSettingsRepository(db),
+  savedViews: savedViewsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto'
+import type { Principal } from '../../auth/principal'
+import { badRequest, conflict, notFound } from '../../errors'
+import type { SavedFilter } from '../../store/repositories/saved-views'
+import type { Store } from '../../store/store'
+
+/** A saved filter is kept as sent, bounded; the filter language itself is checked where it runs (request queries). */
+const MAX_FILTER_BYTES = 16 * 1024
+
+const view = (f: SavedFilter) => ({
+  id: f.id,
+  name: f.name,
+  filter: f.filter,
+  createdAt: f.createdAt.toISOString(),
+  updatedAt: f.updatedAt.toISOString(),
+})
+
+function checkedFilter(filter: unknown): unknown {
+  const isTree = filter === 'all' || (typeof filter === 'object' && filter !== null && !Array.isArray(filter))
+  if (!isTree) throw badRequest('filter must be "all" or a filter object (spec 2.5)')
+  if (Buffer.byteLength(JSON.stringify(filter)) > MAX_FILTER_BYTES)
+    throw badRequest(`filter must be at most ${MAX_FILTER_BYTES} bytes`)
+  return filter
+}
+
+export class SavedViewsService {
+  constructor(private readonly store: Store) {}
+
+  async listFilters(principal: Principal) {
+    return (await this.store.savedViews.listFilters(principal.orgId)).map(view)
+  }
+
+  async createFilter(principal: Principal, input: { name: string; filter: unknown }) {
+    const filter = checkedFilter(input.filter)
+    if ((await this.store.savedViews.listFilters(principal.orgId)).some((f) => f.name === input.name)) {
+      throw conflict(`a filter named "${input.name}" exists already`)
+    }
+    const now = new Date()
+    const saved: SavedFilter = {
+      id: randomUUID(),
+      orgId: principal.orgId,
+      name: input.name,
+      filter,
+      createdBy: principal.actorId,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await this.store.savedViews.createFilter(saved)
+    return view(saved)
+  }
+
+  async updateFilter(principal: Principal, id: string, input: { name?: string; filter?: unknown }) {
+    const change = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.filter !== undefined ? { filter: checkedFilter(input.filter) } : {}),
+      updatedAt: new Date(),
+    }
+    const updated = await this.store.savedViews.updateFilter(principal.orgId, id, change)
+    if (!updated) throw notFound('filter')
+    return view(updated)
+  }
+
+  async deleteFilter(principal: Principal, id: string) {
+    if (!(await this.store.savedViews.deleteFilter(principal.orgId, id))) throw notFound('filter')
+    return { id, deleted: true }
+  }
+
+  /** Hidden properties leave the property views (issue 7's queries read this list). */
+  async hideProperty(principal: Principal, key: string) {
+    await this.store.savedViews.hideProperty(principal.orgId, key.toLowerCase(), principal.actorId)
+    return { key: key.toLowerCase(), hidden: true }
+  }
+
+  async restoreProperty(principal: Principal, key: string) {
+    if (!(await this.store.savedViews.restoreProperty(principal.orgId, key.toLowerCase()))) throw notFound('hidden property')
+    return { key: key.toLowerCase(), hidden: false }
+  }
+
+  async hiddenProperties(principal: Principal) {
+    return (await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => ({
+      key: p.key,
+      hiddenAt: p.createdAt.toISOString(),
+    }))
+  }
+}
