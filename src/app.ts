@@ -40,6 +40,8 @@ import { RolesService } from './modules/roles/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
 import { savedViewRoutes } from './modules/saved-views/routes'
 import { SavedViewsService } from './modules/saved-views/service'
+import { ssoRoutes } from './modules/sso/routes'
+import { SsoService, type TxtResolver } from './modules/sso/service'
 import { teamRoutes } from './modules/teams/routes'
 import { TeamsService } from './modules/teams/service'
 import type { Store } from './store/store'
@@ -57,6 +59,8 @@ export interface AppDeps {
   requestLog: RequestLog
   limiterStore: LimiterStore
   invalidations: InvalidationBus
+  /** DNS TXT lookups for SSO domain checks; the system resolver when absent. */
+  txtResolver?: TxtResolver
   globalRateLimit: { requests: number; windowSeconds: number }
   now?: () => number
 }
@@ -79,6 +83,7 @@ export function createServices(deps: AppDeps) {
     ownership: new OwnershipService(deps.store, authenticator),
     teams: new TeamsService(deps.store),
     savedViews: new SavedViewsService(deps.store),
+    sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes),
     rateLimitRules,
@@ -119,6 +124,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(ownershipRoutes(gate, services.ownership))
     .use(teamRoutes(gate, services.teams))
     .use(savedViewRoutes(gate, services.savedViews))
+    .use(ssoRoutes(gate, services.sso))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -18,7 +18,11 @@ for (const dialect of DIALECTS) {
           body: { provider: 'openai', name: 'own', secret: 'sk-own-secret-value-1234' },
         })
 
-        expect(await rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).toEqual({ serverKeys: 1, providerKeys: 1 })
+        expect(await rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).toEqual({
+          serverKeys: 1,
+          providerKeys: 1,
+          ssoClientSecrets: 0,
+        })
 
         // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.
         const credentialKey = await loadCredentialKey(h.store, NEW_SECRET)

@@ -27,14 +27,14 @@ export async function loadCredentialKey(store: Store, serverSecret: string): Pro
 }
 
 /**
- * Re-seals every stored secret (the server's own keys, the organisations' provider keys) from the old
+ * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets) from the old
  * server secret to the new one, in one transaction: either all move or none does.
  */
 export async function rotateServerSecret(
   store: Store,
   oldSecret: string,
   newSecret: string,
-): Promise<{ serverKeys: number; providerKeys: number }> {
+): Promise<{ serverKeys: number; providerKeys: number; ssoClientSecrets: number }> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
   return store.transaction(async (tx) => {
@@ -48,6 +48,11 @@ export async function rotateServerSecret(
       const context = sealContexts.providerKey(key)
       await tx.providerKeys.reseal(key.orgId, key.id, to.seal(from.open(key.sealedSecret, context), context))
     }
-    return { serverKeys: serverKeys.length, providerKeys: providerKeys.length }
+    const ssoConfigs = await tx.sso.listAll()
+    for (const config of ssoConfigs) {
+      const context = sealContexts.ssoClientSecret(config.orgId)
+      await tx.sso.reseal(config.orgId, to.seal(from.open(config.sealedClientSecret, context), context))
+    }
+    return { serverKeys: serverKeys.length, providerKeys: providerKeys.length, ssoClientSecrets: ssoConfigs.length }
   })
 }

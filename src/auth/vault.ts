@@ -40,4 +40,5 @@ export const maskSecret = (secret: string): string => (secret.length >= 12 ? `${
 export const sealContexts = {
   providerKey: (key: { orgId: string; id: string }) => `provider_key:${key.orgId}:${key.id}`,
   serverKey: (name: string) => `server_key:${name}`,
+  ssoClientSecret: (orgId: string) => `sso_client_secret:${orgId}`,
 }

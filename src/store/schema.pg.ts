@@ -355,3 +355,19 @@ export const hiddenProperties = pgTable(
   },
   (t) => [primaryKey({ columns: [t.orgId, t.key] })],
 )
+
+/** An organisation's single sign-on (OIDC) settings; the client secret is sealed by the vault. */
+export const ssoConfigs = pgTable('sso_configs', {
+  orgId: text('org_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  issuer: text('issuer').notNull(),
+  clientId: text('client_id').notNull(),
+  sealedClientSecret: text('sealed_client_secret').notNull(),
+  clientSecretHint: text('client_secret_hint').notNull(),
+  domain: text('domain'),
+  domainChallenge: text('domain_challenge'),
+  domainVerifiedAt: timestamp('domain_verified_at'),
+  enforced: boolean('enforced').notNull().default(false),
+  updatedAt: timestamp('updated_at').notNull(),
+})

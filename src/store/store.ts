@@ -14,6 +14,7 @@ import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { savedViewsRepository } from './repositories/saved-views'
 import { serverKeysRepository } from './repositories/server-keys'
+import { ssoRepository } from './repositories/sso'
 import { teamsRepository } from './repositories/teams'
 import { usersRepository } from './repositories/users'
 
@@ -36,6 +37,7 @@ const repositories = (db: Database) => ({
   teams: teamsRepository(db),
   settings: organizationSettingsRepository(db),
   savedViews: savedViewsRepository(db),
+  sso: ssoRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

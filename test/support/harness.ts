@@ -90,6 +90,7 @@ export interface HarnessOptions {
   upstreamTimeoutMs?: number
   limiterStore?: LimiterStore
   invalidations?: InvalidationBus
+  txtResolver?: (name: string) => Promise<string[][]>
   globalRateLimit?: { requests: number; windowSeconds: number }
   log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
@@ -117,6 +118,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     requestLog,
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
     invalidations: options.invalidations ?? new LocalInvalidationBus(),
+    txtResolver: options.txtResolver,
     globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
     gateway: {
       providers: {

@@ -4,7 +4,7 @@ import { type CredentialHasher, parseCredential } from '../../auth/credentials'
 import type { CredentialIssuer } from '../../auth/issuer'
 import { hashPassword, verifyPassword } from '../../auth/passwords'
 import type { Principal } from '../../auth/principal'
-import { badRequest, unauthorized } from '../../errors'
+import { badRequest, forbidden, unauthorized } from '../../errors'
 import type { Store } from '../../store/store'
 
 export interface LoginInput {
@@ -74,6 +74,9 @@ export class AuthService {
       throw badRequest('this user belongs to several organizations; pass orgId', { orgIds: memberships.map((m) => m.orgId) })
     }
 
+    if ((await this.store.sso.get(membership.orgId))?.enforced) {
+      throw forbidden('this organization requires single sign-on; password login is off for its members')
+    }
     const session = await this.issuer.session(this.store, user.id, membership.orgId)
     await this.store.audit.append(
       auditEntry({ kind: 'session', id: user.id, orgId: membership.orgId }, 'auth.login', `session:${session.sessionId}`, {

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { hashPassword } from '../src/auth/passwords'
+import { rotateServerSecret } from '../src/auth/secret-rotation'
+import { sealContexts, Vault } from '../src/auth/vault'
+import { createHarness, type Harness, type Org, TEST_SECRET } from './support/harness'
+
+const CLIENT_SECRET = 'oidc-client-secret-0123456789'
+const txt = new Map<string, string[][]>()
+let issuer: { url: string; stop(): void }
+let h: Harness
+let org: Org
+
+beforeAll(async () => {
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      const base = `http://127.0.0.1:${server.port}`
+      if (new URL(request.url).pathname === '/.well-known/openid-configuration') {
+        return Response.json({
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          jwks_uri: `${base}/jwks`,
+        })
+      }
+      return new Response('not found', { status: 404 })
+    },
+  })
+  issuer = { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
+  h = await createHarness({ txtResolver: async (name) => txt.get(name) ?? [] })
+  org = await h.org('enterprise')
+})
+afterAll(async () => {
+  await h.close()
+  issuer.stop()
+})
+
+const path = (o: Org, action: string) => `/v1/organization/${o.orgId}/${action}`
+const data = async <T>(response: Response) => ((await response.json()) as { data: T }).data
+const configure = (o: Org, body: Record<string, unknown>) => h.request('PUT', path(o, 'sso'), { token: o.ownerSession, body })
+
+describe('SSO configuration', () => {
+  test('Enterprise only: the entitlement says so and a lower tier gets 403 tier_required', async () => {
+    const growth = await h.org('growth')
+    expect(
+      await data<{ sso: boolean }>(await h.request('GET', path(growth, 'sso/entitlement'), { token: growth.apiKey })),
+    ).toMatchObject({ sso: false })
+    const refused = await configure(growth, { issuer: issuer.url, clientId: 'gw', clientSecret: CLIENT_SECRET })
+    expect(refused.status).toBe(403)
+  })
+
+  test('stored with the client secret sealed; read back masked', async () => {
+    expect((await configure(org, { issuer: issuer.url, clientId: 'gw' })).status).toBe(400)
+    const saved = await data<{ clientSecret: string; domainVerified: boolean }>(
+      await configure(org, { issuer: `${issuer.url}/`, clientId: 'gw', clientSecret: CLIENT_SECRET, domain: 'Acme.example' }),
+    )
+    expect(saved.clientSecret).toBe('oidc…6789')
+    expect(JSON.stringify(await h.db.query('SELECT * FROM sso_configs'))).not.toContain(CLIENT_SECRET)
+    expect(JSON.stringify(await h.db.query('SELECT * FROM audit_log'))).not.toContain(CLIENT_SECRET)
+    const read = await data<{ issuer: string; domain: string }>(
+      await h.request('GET', path(org, 'sso'), { token: org.ownerSession }),
+    )
+    expect(read).toMatchObject({ issuer: issuer.url, domain: 'acme.example' })
+    expect((await h.request('GET', path(org, 'sso'), { token: org.apiKey })).status).toBe(403)
+  })
+
+  test("sso/test fetches the issuer's discovery document and reports it", async () => {
+    const report = await data<{ ok: boolean; tokenEndpoint: string }>(
+      await h.request('POST', path(org, 'sso/test'), { token: org.ownerSession }),
+    )
+    expect(report).toMatchObject({ ok: true, tokenEndpoint: `${issuer.url}/token` })
+    const other = await h.org('enterprise')
+    await configure(other, { issuer: 'http://127.0.0.1:9', clientId: 'gw', clientSecret: CLIENT_SECRET })
+    const unreachable = await data<{ ok: boolean; error: string }>(
+      await h.request('POST', path(other, 'sso/test'), { token: other.ownerSession }),
+    )
+    expect(unreachable.ok).toBe(false)
+    expect(unreachable.error.length).toBeGreaterThan(0)
+  })
+
+  test('verify-domain: a challenge first, verified once the TXT record holds it', async () => {
+    const first = await data<{ verified: boolean; record: string; value: string }>(
+      await h.request('POST', path(org, 'sso/verify-domain'), { token: org.ownerSession }),
+    )
+    expect(first).toMatchObject({ verified: false, record: '_gw-challenge.acme.example' })
+    expect(first.value).toStartWith('gw-verify=')
+    expect(
+      (await data<{ verified: boolean }>(await h.request('POST', path(org, 'sso/verify-domain'), { token: org.ownerSession })))
+        .verified,
+    ).toBe(false)
+    txt.set(first.record, [['unrelated'], [first.value]])
+    expect(
+      (await data<{ verified: boolean }>(await h.request('POST', path(org, 'sso/verify-domain'), { token: org.ownerSession })))
+        .verified,
+    ).toBe(true)
+  })
+
+  test('enforce: Owner only; then password login refuses the members', async () => {
+    const admin = await h.member(org.orgId, 'admin')
+    await h.store.users.setPasswordHash(admin.userId, await hashPassword('a long enough password'))
+    const email = (await h.store.users.get(admin.userId))?.email
+    const login = () => h.request('POST', '/v1/auth/login', { body: { email, password: 'a long enough password' } })
+    expect((await login()).status).toBe(200)
+    expect(
+      (await h.request('PUT', path(org, 'sso/enforce'), { token: admin.sessionToken, body: { enforced: true } })).status,
+    ).toBe(403)
+    expect((await h.request('PUT', path(org, 'sso/enforce'), { token: org.ownerSession, body: { enforced: true } })).status).toBe(
+      200,
+    )
+    const refused = await login()
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('single sign-on')
+    await h.request('PUT', path(org, 'sso/enforce'), { token: org.ownerSession, body: { enforced: false } })
+    expect((await login()).status).toBe(200)
+  })
+
+  test('enforcing without a configuration is refused; a rotation keeps the client secret readable', async () => {
+    const bare = await h.org('enterprise')
+    expect(
+      (await h.request('PUT', path(bare, 'sso/enforce'), { token: bare.ownerSession, body: { enforced: true } })).status,
+    ).toBe(400)
+    const next = 'another-server-secret-of-enough-length-42'
+    const moved = await rotateServerSecret(h.store, TEST_SECRET, next)
+    expect(moved.ssoClientSecrets).toBeGreaterThan(0)
+    const config = await h.store.sso.get(org.orgId)
+    expect(new Vault(next).open(config?.sealedClientSecret as string, sealContexts.ssoClientSecret(org.orgId))).toBe(
+      CLIENT_SECRET,
+    )
+    await rotateServerSecret(h.store, next, TEST_SECRET)
+  })
+})
