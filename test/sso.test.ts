@@ -14,8 +14,8 @@ beforeAll(async () => {
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch(request) {
-      const base = `http://127.0.0.1:${server.port}`
+    fetch(request): Response {
+      const base = new URL(request.url).origin
       if (new URL(request.url).pathname === '/.well-known/openid-configuration') {
         return Response.json({
           issuer: base,
