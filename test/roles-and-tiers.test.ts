@@ -71,7 +71,7 @@ describe('custom roles (spec 2.4)', () => {
       archivedAt: null,
       createdAt: new Date(),
     })
-    await expect(h.member(org.orgId, roleId)).rejects.toThrow('not owner, admin, member or a custom role of this organization')
+    await expect(h.member(org.orgId, roleId)).rejects.toThrow('is not admin, member or a custom role of this organization')
   })
 
   test('a second owner cannot be added', async () => {

@@ -88,14 +88,12 @@ export class MembersService {
   async add(input: AddMemberInput): Promise<{ userId: string; sessionToken: string }> {
     const org = await this.store.organizations.get(input.orgId)
     if (!org) throw notFound('organization')
+    // The CLI may seat an Owner, but only where there is none: there is exactly one (spec 2.4).
     if (input.role === 'owner') {
-      // Exactly one Owner per organisation (spec 2.4): ownership moves by transfer, not by adding.
       if (await this.store.memberships.ownerOf(org.id))
         throw conflict('the organization already has an owner; ownership moves only by transfer')
-    } else if (!isBuiltInRole(input.role)) {
-      const custom = await this.store.roles.get(org.id, input.role)
-      if (!custom || custom.archivedAt !== null)
-        throw badRequest(`role ${input.role} is not owner, admin, member or a custom role of this organization`)
+    } else {
+      await assignableRole(this.store, org.id, input.role)
     }
     const passwordHash = input.password ? await hashPassword(input.password) : undefined
     return this.store.transaction(async (tx) => {
