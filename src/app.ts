@@ -44,6 +44,8 @@ import { ssoRoutes } from './modules/sso/routes'
 import { SsoService, type TxtResolver } from './modules/sso/service'
 import { teamRoutes } from './modules/teams/routes'
 import { TeamsService } from './modules/teams/service'
+import { trafficRoutes } from './modules/traffic/routes'
+import { TrafficService } from './modules/traffic/service'
 import type { Store } from './store/store'
 import { VERSION } from './version'
 
@@ -61,6 +63,8 @@ export interface AppDeps {
   invalidations: InvalidationBus
   /** DNS TXT lookups for SSO domain checks; the system resolver when absent. */
   txtResolver?: TxtResolver
+  /** The Users feature (per-user traffic views); a deployment may switch it off. On when absent. */
+  usersFeature?: boolean
   globalRateLimit: { requests: number; windowSeconds: number }
   now?: () => number
 }
@@ -83,6 +87,7 @@ export function createServices(deps: AppDeps) {
     ownership: new OwnershipService(deps.store, authenticator),
     teams: new TeamsService(deps.store),
     savedViews: new SavedViewsService(deps.store),
+    traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
     sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes),
@@ -125,6 +130,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(teamRoutes(gate, services.teams))
     .use(savedViewRoutes(gate, services.savedViews))
     .use(ssoRoutes(gate, services.sso))
+    .use(trafficRoutes(gate, services.traffic))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

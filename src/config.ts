@@ -40,6 +40,11 @@ const VARIABLES = {
     allowed: "a positive integer number of seconds to wait for a provider's response headers",
     fallback: '300',
   },
+  GW_USERS_FEATURE: {
+    schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    allowed: 'on or off (per-user traffic views, spec 4.5)',
+    fallback: 'on',
+  },
   GW_LOG_LEVEL: {
     schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
     allowed: 'debug, info, warn or error',
@@ -67,6 +72,7 @@ export interface Config {
   secret?: string
   metaTtlSeconds: number
   upstreamTimeoutSeconds: number
+  usersFeature: boolean
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
   providers: {
@@ -126,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
+    usersFeature: required(env, 'GW_USERS_FEATURE') === 'on',
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
     providers: {

@@ -88,6 +88,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
       requestLog,
       limiterStore,
       invalidations,
+      usersFeature: config.usersFeature,
       globalRateLimit: config.globalRateLimit,
       gateway: {
         providers: config.providers,

@@ -44,6 +44,8 @@ export type Repositories = ReturnType<typeof repositories>
 
 export interface Store extends Repositories {
   readonly dialect: Database['dialect']
+  /** The dialect and tables, for code that builds conditions (the request filter compiler). */
+  readonly schema: Pick<Database, 'dialect' | 'tables'>
   /** Everything `work` does through the store it is handed commits or rolls back together. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
   ping(): Promise<void>
@@ -54,6 +56,7 @@ export function createStore(db: Database): Store {
   return {
     ...repositories(db),
     dialect: db.dialect,
+    schema: { dialect: db.dialect, tables: db.tables },
     transaction: (work) => db.transaction((tx) => work(repositories(tx))),
     ping: async () => {
       await db.query('SELECT 1')

@@ -91,6 +91,7 @@ export interface HarnessOptions {
   limiterStore?: LimiterStore
   invalidations?: InvalidationBus
   txtResolver?: (name: string) => Promise<string[][]>
+  usersFeature?: boolean
   globalRateLimit?: { requests: number; windowSeconds: number }
   log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
@@ -119,6 +120,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
     invalidations: options.invalidations ?? new LocalInvalidationBus(),
     txtResolver: options.txtResolver,
+    usersFeature: options.usersFeature,
     globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
     gateway: {
       providers: {

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Database } from '../database'
 
 export interface RequestBodyRecord {
@@ -18,6 +18,13 @@ export const requestBodiesRepository = ({ orm, tables: { requestBodies } }: Data
     for (let i = 0; i < bodies.length; i += BATCH_ROWS) {
       await orm.insert(requestBodies).values(bodies.slice(i, i + BATCH_ROWS) as RequestBodyRecord[])
     }
+  },
+  async getMany(orgId: string, requestIds: readonly string[]): Promise<RequestBodyRecord[]> {
+    if (requestIds.length === 0) return []
+    return orm
+      .select()
+      .from(requestBodies)
+      .where(and(eq(requestBodies.orgId, orgId), inArray(requestBodies.requestId, [...requestIds])))
   },
   /** Scoped by organisation: another organisation's bodies are not found. */
   async get(orgId: string, requestId: string): Promise<RequestBodyRecord | undefined> {

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
 import type { Database } from '../database'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
@@ -31,6 +31,18 @@ export interface RequestRecord {
   createdAt: Date
 }
 
+export const SORT_COLUMNS = {
+  created_at: 'createdAt',
+  latency_ms: 'latencyMs',
+  cost: 'costNano',
+  total_tokens: 'totalTokens',
+} as const
+
+export interface RequestSort {
+  field: keyof typeof SORT_COLUMNS
+  direction: 'asc' | 'desc'
+}
+
 /** Rows per INSERT: 25 columns x 400 rows stays under both SQLite's and Postgres's bound-parameter limits. */
 const BATCH_ROWS = 400
 
@@ -48,6 +60,30 @@ export const requestsRepository = ({ orm, tables: { requests } }: Database) => (
       .where(and(eq(requests.orgId, orgId), eq(requests.id, id)))
       .limit(1)
     return row
+  },
+  /** A page of records matching a compiled condition (which already holds the organisation's scope). */
+  async search(query: { where: SQL; sort: RequestSort; limit: number; offset: number }): Promise<RequestRecord[]> {
+    const column = requests[SORT_COLUMNS[query.sort.field]]
+    const direction = query.sort.direction === 'asc' ? asc : desc
+    return orm
+      .select()
+      .from(requests)
+      .where(query.where)
+      .orderBy(direction(column), direction(requests.id))
+      .limit(query.limit)
+      .offset(query.offset)
+  },
+  async count(where: SQL): Promise<number> {
+    const [row] = await orm.select({ n: count() }).from(requests).where(where)
+    return Number(row?.n ?? 0)
+  },
+  async getMany(orgId: string, ids: readonly string[]): Promise<RequestRecord[]> {
+    if (ids.length === 0) return []
+    return orm
+      .select()
+      .from(requests)
+      .where(and(eq(requests.orgId, orgId), inArray(requests.id, [...ids])))
+      .orderBy(desc(requests.createdAt), desc(requests.id))
   },
   async countForOrg(orgId: string): Promise<number> {
     const [row] = await orm.select({ n: count() }).from(requests).where(eq(requests.orgId, orgId))

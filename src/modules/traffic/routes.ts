@@ -1,0 +1,75 @@
+import { Elysia, t } from 'elysia'
+import type { Authz } from '../../http/authz'
+import { PAGE_LIMITS, type TrafficService } from './service'
+
+const Direction = t.Union([t.Literal('asc'), t.Literal('desc')])
+const QueryBody = (maxLimit: number) =>
+  t.Object(
+    {
+      filter: t.Optional(t.Unknown()),
+      offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+      limit: t.Optional(t.Integer({ minimum: 1, maximum: maxLimit })),
+      sort: t.Optional(
+        t.Partial(
+          t.Object(
+            { created_at: Direction, latency_ms: Direction, cost: Direction, total_tokens: Direction },
+            { additionalProperties: false },
+          ),
+        ),
+      ),
+      includeBodies: t.Optional(t.Boolean()),
+    },
+    { additionalProperties: false },
+  )
+
+/** Request queries (spec 4.5, `traffic.read`). */
+export const trafficRoutes = (authz: Authz, traffic: TrafficService) =>
+  new Elysia({ name: 'traffic-routes' })
+    .use(authz)
+    .post('/v1/request/query', async ({ principal, body }) => ({ data: await traffic.query(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: QueryBody(PAGE_LIMITS.request),
+      detail: { summary: 'Filter requests (wrapper "request"), newest first by default' },
+    })
+    .post(
+      '/v1/request/query-clickhouse',
+      async ({ principal, body }) => ({ data: await traffic.query(principal, body, 'request_response_rmt'), error: null }),
+      {
+        permission: 'traffic.read',
+        body: QueryBody(PAGE_LIMITS.request_response_rmt),
+        detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages)' },
+      },
+    )
+    .post(
+      '/v1/request/count/query',
+      async ({ principal, body }) => ({ data: await traffic.count(principal, body.filter), error: null }),
+      {
+        permission: 'traffic.read',
+        body: t.Object({ filter: t.Optional(t.Unknown()) }, { additionalProperties: false }),
+        detail: { summary: 'Count the requests a filter matches' },
+      },
+    )
+    .post(
+      '/v1/request/query-ids',
+      async ({ principal, body }) => ({ data: await traffic.byIds(principal, body.requestIds, body.includeBodies), error: null }),
+      {
+        permission: 'traffic.read',
+        body: t.Object(
+          {
+            requestIds: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 1_000 }),
+            includeBodies: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { summary: 'Requests by id' },
+      },
+    )
+    .post(
+      '/v1/request/:requestId/assets/:assetId',
+      async ({ principal, params }) => ({ data: await traffic.asset(principal, params.requestId, params.assetId), error: null }),
+      {
+        permission: 'traffic.read',
+        params: t.Object({ requestId: t.String({ maxLength: 64 }), assetId: t.String({ maxLength: 200 }) }),
+        detail: { summary: "One of a request's assets (none are stored yet)" },
+      },
+    )
