@@ -44,6 +44,7 @@ import { ssoRoutes } from './modules/sso/routes'
 import { SsoService, type TxtResolver } from './modules/sso/service'
 import { teamRoutes } from './modules/teams/routes'
 import { TeamsService } from './modules/teams/service'
+import { AnnotationsService } from './modules/traffic/annotations'
 import { trafficRoutes } from './modules/traffic/routes'
 import { TrafficService } from './modules/traffic/service'
 import type { Store } from './store/store'
@@ -88,6 +89,7 @@ export function createServices(deps: AppDeps) {
     teams: new TeamsService(deps.store),
     savedViews: new SavedViewsService(deps.store),
     traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
+    annotations: new AnnotationsService(deps.store),
     sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes),
@@ -130,7 +132,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(teamRoutes(gate, services.teams))
     .use(savedViewRoutes(gate, services.savedViews))
     .use(ssoRoutes(gate, services.sso))
-    .use(trafficRoutes(gate, services.traffic))
+    .use(trafficRoutes(gate, services.traffic, services.annotations))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -12,6 +12,7 @@ import pg8 from '../../drizzle/pg/0008_team_visibility.sql' with { type: 'text' 
 import pg9 from '../../drizzle/pg/0009_organization_settings.sql' with { type: 'text' }
 import pg10 from '../../drizzle/pg/0010_saved_views.sql' with { type: 'text' }
 import pg11 from '../../drizzle/pg/0011_sso.sql' with { type: 'text' }
+import pg12 from '../../drizzle/pg/0012_annotations.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -24,6 +25,7 @@ import sqlite8 from '../../drizzle/sqlite/0008_team_visibility.sql' with { type:
 import sqlite9 from '../../drizzle/sqlite/0009_organization_settings.sql' with { type: 'text' }
 import sqlite10 from '../../drizzle/sqlite/0010_saved_views.sql' with { type: 'text' }
 import sqlite11 from '../../drizzle/sqlite/0011_sso.sql' with { type: 'text' }
+import sqlite12 from '../../drizzle/sqlite/0012_annotations.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -39,6 +41,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0009_organization_settings', sql: sqlite9 },
   { tag: '0010_saved_views', sql: sqlite10 },
   { tag: '0011_sso', sql: sqlite11 },
+  { tag: '0012_annotations', sql: sqlite12 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -54,4 +57,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0009_organization_settings', sql: pg9 },
   { tag: '0010_saved_views', sql: pg10 },
   { tag: '0011_sso', sql: pg11 },
+  { tag: '0012_annotations', sql: pg12 },
 ]

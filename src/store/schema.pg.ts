@@ -371,3 +371,41 @@ export const ssoConfigs = pgTable('sso_configs', {
   enforced: boolean('enforced').notNull().default(false),
   updatedAt: timestamp('updated_at').notNull(),
 })
+
+/** Named scores on a request (evaluations, graders); one value per name, the latest counts. */
+export const requestScores = pgTable(
+  'request_scores',
+  {
+    requestId: text('request_id').notNull(),
+    orgId: text('org_id').notNull(),
+    name: text('name').notNull(),
+    value: doublePrecision('value').notNull(),
+    actorId: text('actor_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.requestId, t.name] }), index('request_scores_org_idx').on(t.orgId, t.name)],
+)
+
+/** Feedback on a whole session (the `Gw-Session-Id` of its requests); the latest counts. */
+export const sessionFeedback = pgTable(
+  'session_feedback',
+  {
+    orgId: text('org_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    rating: doublePrecision('rating').notNull(),
+    actorId: text('actor_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.sessionId] })],
+)
+
+export const sessionTags = pgTable(
+  'session_tags',
+  {
+    orgId: text('org_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    tag: text('tag').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.sessionId, t.tag] })],
+)

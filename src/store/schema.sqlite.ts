@@ -359,3 +359,41 @@ export const ssoConfigs = sqliteTable('sso_configs', {
   enforced: integer('enforced', { mode: 'boolean' }).notNull().default(false),
   updatedAt: timestamp('updated_at').notNull(),
 })
+
+/** Named scores on a request (evaluations, graders); one value per name, the latest counts. */
+export const requestScores = sqliteTable(
+  'request_scores',
+  {
+    requestId: text('request_id').notNull(),
+    orgId: text('org_id').notNull(),
+    name: text('name').notNull(),
+    value: real('value').notNull(),
+    actorId: text('actor_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.requestId, t.name] }), index('request_scores_org_idx').on(t.orgId, t.name)],
+)
+
+/** Feedback on a whole session (the `Gw-Session-Id` of its requests); the latest counts. */
+export const sessionFeedback = sqliteTable(
+  'session_feedback',
+  {
+    orgId: text('org_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    rating: real('rating').notNull(),
+    actorId: text('actor_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.sessionId] })],
+)
+
+export const sessionTags = sqliteTable(
+  'session_tags',
+  {
+    orgId: text('org_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    tag: text('tag').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.sessionId, t.tag] })],
+)

@@ -1,4 +1,5 @@
 import type { Database } from './database'
+import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
 import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
@@ -38,6 +39,7 @@ const repositories = (db: Database) => ({
   settings: organizationSettingsRepository(db),
   savedViews: savedViewsRepository(db),
   sso: ssoRepository(db),
+  annotations: annotationsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

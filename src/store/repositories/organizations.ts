@@ -18,7 +18,7 @@ export interface Organization {
 
 export const organizationsRepository = ({
   orm,
-  tables: { organizations, requests, requestBodies, requestFeedback, auditLog },
+  tables: { organizations, requests, requestBodies, requestFeedback, requestScores, sessionFeedback, sessionTags, auditLog },
 }: Database) => ({
   async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
     await orm.insert(organizations).values(org)
@@ -34,6 +34,9 @@ export const organizationsRepository = ({
   async deleteWithData(id: string): Promise<boolean> {
     await orm.delete(requestBodies).where(eq(requestBodies.orgId, id))
     await orm.delete(requestFeedback).where(eq(requestFeedback.orgId, id))
+    await orm.delete(requestScores).where(eq(requestScores.orgId, id))
+    await orm.delete(sessionFeedback).where(eq(sessionFeedback.orgId, id))
+    await orm.delete(sessionTags).where(eq(sessionTags.orgId, id))
     await orm.delete(requests).where(eq(requests.orgId, id))
     await orm.delete(auditLog).where(eq(auditLog.orgId, id))
     const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
