@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import { type AnyColumn, and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
@@ -72,6 +72,25 @@ export const requestsRepository = ({ orm, tables: { requests } }: Database) => (
       .orderBy(direction(column), direction(requests.id))
       .limit(query.limit)
       .offset(query.offset)
+  },
+  /** Grouped aggregates: `groups` and `measures` name SQL expressions built by the analytics module. */
+  async aggregate(
+    where: SQL,
+    groups: Record<string, SQL>,
+    measures: Record<string, SQL>,
+  ): Promise<Array<Record<string, unknown>>> {
+    const selection = { ...groups, ...measures } as Record<string, SQL>
+    const query = orm.select(selection).from(requests).where(where)
+    const keys = Object.values(groups)
+    return (keys.length > 0 ? query.groupBy(...keys) : query) as Promise<Array<Record<string, unknown>>>
+  },
+  /** One numeric column of the matching rows (quantiles are ranked from them). */
+  async values(where: SQL, column: AnyColumn): Promise<number[]> {
+    const rows = await orm
+      .select({ v: sql<number>`${column}` })
+      .from(requests)
+      .where(where)
+    return rows.map((r) => Number(r.v))
   },
   async count(where: SQL): Promise<number> {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)

@@ -1,0 +1,138 @@
+import { and, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
+import type { Principal } from '../../auth/principal'
+import { notFound } from '../../errors'
+import { priceFor } from '../../gateway/cost/cost'
+import type { Store } from '../../store/store'
+import { requestScope } from '../traffic/filter'
+import { METRICS, type MetricSpec } from './metrics'
+import { bucketSql, bucketsOf, parseWindow, type TimeWindow } from './time'
+
+export interface AnalyticsInput {
+  filter?: unknown
+  timeFilter?: { start?: string; end?: string }
+  timeZoneDifference?: number
+  dbIncrement?: string
+}
+
+type Row = Record<string, unknown>
+
+const numberOf = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
+/** A bucket is named by its local start time, without a zone (it is the caller's local time). */
+const bucketName = (bucket: number): string => new Date(bucket).toISOString().replace('Z', '')
+const QUANTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const
+
+/** Analytics over the request log: the SQL store today, the same answers from ClickHouse later. */
+export class AnalyticsService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async metric(principal: Principal, name: string, input: AnalyticsInput) {
+    const spec = METRICS[name]
+    if (!spec) throw notFound(`metric ${name}`)
+    const window = parseWindow(input, this.now())
+    const where = this.where(principal, input.filter, window, spec)
+    if (spec.shape === 'scalar') return this.scalar(spec, where)
+    if (spec.shape === 'series') return this.series(spec, where, window)
+    return this.breakdown(spec, where, window)
+  }
+
+  /** p50, p90, p95 and p99 of latency and of time to first token, by nearest rank. */
+  async quantiles(principal: Principal, input: AnalyticsInput) {
+    const window = parseWindow(input, this.now())
+    const where = this.where(principal, input.filter, window, { shape: 'scalar', measures: {} })
+    const { requests } = this.store.schema.tables
+    const out: Record<string, Record<string, number | null>> = {}
+    for (const [field, column] of [
+      ['latencyMs', requests.latencyMs],
+      ['timeToFirstTokenMs', requests.timeToFirstTokenMs],
+    ] as const) {
+      const values = (await this.store.requests.values(sql`${where} and ${column} is not null`, column)).sort((a, b) => a - b)
+      out[field] = Object.fromEntries(
+        Object.entries(QUANTILES).map(([q, p]) => [
+          q,
+          values.length === 0 ? null : (values[Math.max(0, Math.ceil(p * values.length) - 1)] as number),
+        ]),
+      )
+    }
+    return out
+  }
+
+  /** What prompt caching saved: cache reads at the model's cache price instead of its input price. */
+  async cacheSavings(principal: Principal, input: AnalyticsInput) {
+    const window = parseWindow(input, this.now())
+    const where = this.where(principal, input.filter, window, { shape: 'scalar', measures: {} })
+    const { requests } = this.store.schema.tables
+    const rows = await this.store.requests.aggregate(
+      where,
+      { provider: sql`${requests.provider}`, model: sql`${requests.model}` },
+      {
+        cacheReadTokens: sql`coalesce(sum(${requests.cacheReadTokens}), 0)`,
+      },
+    )
+    let savedNano = 0
+    for (const row of rows) {
+      const provider = row.provider === 'anthropic' ? 'anthropic' : row.provider === 'openai' ? 'openai' : undefined
+      const price = provider ? priceFor(provider, String(row.model)) : undefined
+      if (price?.cacheReadNanoPerToken !== undefined)
+        savedNano += numberOf(row.cacheReadTokens) * (price.inputNanoPerToken - price.cacheReadNanoPerToken)
+    }
+    return { savings: savedNano / 1e9, cacheReadTokens: rows.reduce((n, r) => n + numberOf(r.cacheReadTokens), 0) }
+  }
+
+  private where(principal: Principal, filter: unknown, window: TimeWindow, spec: MetricSpec): SQL {
+    const { requests } = this.store.schema.tables
+    const conditions = [
+      requestScope(this.store.schema, principal.orgId, filter ?? 'all'),
+      gte(requests.createdAt, window.start),
+      lte(requests.createdAt, window.end),
+    ]
+    if (spec.errorsOnly) conditions.push(eq(requests.status, 'error'))
+    return and(...conditions) as SQL
+  }
+
+  private measuresOf(spec: MetricSpec): Record<string, SQL> {
+    const { requests } = this.store.schema.tables
+    return Object.fromEntries(Object.entries(spec.measures).map(([name, m]) => [name, m.sql(requests)]))
+  }
+
+  /** Stored units into shown ones; a measure without a value shows what its empty set shows. */
+  private shown(spec: MetricSpec, row: Row | undefined): Record<string, number | null> {
+    return Object.fromEntries(
+      Object.entries(spec.measures).map(([name, m]) => {
+        const raw = row?.[name]
+        return [name, raw === null || raw === undefined ? m.empty : Number(raw) * (m.scale ?? 1)]
+      }),
+    )
+  }
+
+  private async scalar(spec: MetricSpec, where: SQL) {
+    const [row] = await this.store.requests.aggregate(where, {}, this.measuresOf(spec))
+    return this.shown(spec, row)
+  }
+
+  private async series(spec: MetricSpec, where: SQL, window: TimeWindow) {
+    const rows = await this.store.requests.aggregate(
+      where,
+      { bucket: bucketSql(this.store.schema, window) },
+      this.measuresOf(spec),
+    )
+    const byBucket = new Map(rows.map((r) => [numberOf(r.bucket), r]))
+    return bucketsOf(window).map((bucket) => ({ time: bucketName(bucket), ...this.shown(spec, byBucket.get(bucket)) }))
+  }
+
+  private async breakdown(spec: MetricSpec, where: SQL, window: TimeWindow) {
+    const { requests } = this.store.schema.tables
+    const key = (spec.key as NonNullable<MetricSpec['key']>)(requests)
+    const groups: Record<string, SQL> = spec.overTime ? { key, bucket: bucketSql(this.store.schema, window) } : { key }
+    const rows = await this.store.requests.aggregate(where, groups, this.measuresOf(spec))
+    if (!spec.overTime) return rows.map((r) => ({ key: r.key === null ? null : String(r.key), ...this.shown(spec, r) }))
+    const keys = [...new Set(rows.map((r) => String(r.key)))].sort()
+    const found = new Map(rows.map((r) => [`${numberOf(r.bucket)}|${String(r.key)}`, r]))
+    return bucketsOf(window).map((bucket) => ({
+      time: bucketName(bucket),
+      values: Object.fromEntries(keys.map((k) => [k, this.shown(spec, found.get(`${bucket}|${k}`))])),
+    }))
+  }
+}
