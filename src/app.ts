@@ -16,7 +16,8 @@ import { errorMapper } from './http/error-mapper'
 import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
-import { analyticsRoutes } from './modules/analytics/routes'
+import { GroupedViews } from './modules/analytics/grouped'
+import { analyticsRoutes, groupedRoutes } from './modules/analytics/routes'
 import { AnalyticsService } from './modules/analytics/service'
 import { apiKeyRoutes } from './modules/api-keys/routes'
 import { ApiKeysService, McpConnectionsView } from './modules/api-keys/service'
@@ -93,6 +94,7 @@ export function createServices(deps: AppDeps) {
     traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
     annotations: new AnnotationsService(deps.store),
     analytics: new AnalyticsService(deps.store, deps.now),
+    grouped: new GroupedViews(deps.store, deps.usersFeature ?? true, deps.now),
     sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes),
@@ -137,6 +139,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(ssoRoutes(gate, services.sso))
     .use(trafficRoutes(gate, services.traffic, services.annotations))
     .use(analyticsRoutes(gate, services.analytics))
+    .use(groupedRoutes(gate, services.grouped))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

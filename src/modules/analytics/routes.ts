@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
+import type { GroupedViews } from './grouped'
 import { METRICS } from './metrics'
 import type { AnalyticsService } from './service'
 import { INCREMENTS } from './time'
@@ -57,3 +58,105 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService) => {
   }
   return routes
 }
+
+const GroupedBody = t.Object(
+  {
+    filter: t.Optional(t.Unknown()),
+    timeFilter: t.Optional(
+      t.Object({ start: t.Optional(t.String()), end: t.Optional(t.String()) }, { additionalProperties: false }),
+    ),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000 })),
+    offset: t.Optional(t.Integer({ minimum: 0 })),
+    groupBy: t.Optional(t.String({ maxLength: 80 })),
+    search: t.Optional(t.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+)
+const PropertyParams = t.Object({ propertyKey: t.String({ maxLength: 64 }) })
+
+/** Traffic grouped by a key (spec 4.6 `traffic.read`): spend, providers, sessions, users, properties. */
+export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
+  new Elysia({ name: 'grouped-routes' })
+    .use(authz)
+    .post('/v1/spend/by', async ({ principal, body }) => ({ data: await views.spendBy(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: GroupedBody,
+      detail: { summary: 'Spend grouped by model, provider, user, api_key, path or property:<name>' },
+    })
+    .post('/v1/providers', async ({ principal, body }) => ({ data: await views.providers(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: GroupedBody,
+      detail: { summary: 'Traffic by provider' },
+    })
+    .post('/v1/session/query', async ({ principal, body }) => ({ data: await views.sessions(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: GroupedBody,
+      detail: { summary: 'Sessions (Gw-Session-Id), most recent first' },
+    })
+    .post('/v1/user/query', async ({ principal, body }) => ({ data: await views.users(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: GroupedBody,
+      detail: { summary: 'Users (Gw-User-Id), costliest first (Users feature)' },
+    })
+    .post('/v1/user/metrics/query', async ({ principal, body }) => ({ data: await views.users(principal, body), error: null }), {
+      permission: 'traffic.read',
+      body: GroupedBody,
+      detail: { summary: "Each user's requests, cost, tokens, errors and latency (Users feature)" },
+    })
+    .post(
+      '/v1/user/metrics-overview/query',
+      async ({ principal, body }) => ({ data: await views.usersOverview(principal, body), error: null }),
+      {
+        permission: 'traffic.read',
+        body: GroupedBody,
+        detail: { summary: 'How many users, and what one sends and costs on average (Users feature)' },
+      },
+    )
+    .post(
+      '/v1/property/query',
+      async ({ principal, body }) => ({ data: await views.propertyKeys(principal, body), error: null }),
+      {
+        permission: 'traffic.read',
+        body: GroupedBody,
+        detail: { summary: 'The property keys seen, without hidden ones' },
+      },
+    )
+    .post(
+      '/v1/property/:propertyKey/search',
+      async ({ principal, params, body }) => ({
+        data: await views.byProperty(principal, params.propertyKey, body, 'requests'),
+        error: null,
+      }),
+      {
+        permission: 'traffic.read',
+        params: PropertyParams,
+        body: GroupedBody,
+        detail: { summary: "A property's values containing `search`" },
+      },
+    )
+    .post(
+      '/v1/property/:propertyKey/top-costs/query',
+      async ({ principal, params, body }) => ({
+        data: await views.byProperty(principal, params.propertyKey, body, 'cost'),
+        error: null,
+      }),
+      {
+        permission: 'traffic.read',
+        params: PropertyParams,
+        body: GroupedBody,
+        detail: { summary: "A property's values, costliest first" },
+      },
+    )
+    .post(
+      '/v1/property/:propertyKey/top-requests/query',
+      async ({ principal, params, body }) => ({
+        data: await views.byProperty(principal, params.propertyKey, body, 'requests'),
+        error: null,
+      }),
+      {
+        permission: 'traffic.read',
+        params: PropertyParams,
+        body: GroupedBody,
+        detail: { summary: "A property's values, busiest first" },
+      },
+    )

@@ -46,7 +46,7 @@ export interface RequestSort {
 /** Rows per INSERT: 25 columns x 400 rows stays under both SQLite's and Postgres's bound-parameter limits. */
 const BATCH_ROWS = 400
 
-export const requestsRepository = ({ orm, tables: { requests } }: Database) => ({
+export const requestsRepository = ({ orm, dialect, tables: { requests } }: Database) => ({
   async insertMany(records: readonly RequestRecord[]): Promise<void> {
     for (let i = 0; i < records.length; i += BATCH_ROWS) {
       await orm.insert(requests).values(records.slice(i, i + BATCH_ROWS) as RequestRecord[])
@@ -91,6 +91,19 @@ export const requestsRepository = ({ orm, tables: { requests } }: Database) => (
       .from(requests)
       .where(where)
     return rows.map((r) => Number(r.v))
+  },
+  /** The distinct keys of the `properties` of matching rows; JSON is read differently per dialect. */
+  async propertyKeys(where: SQL): Promise<string[]> {
+    const rows =
+      dialect === 'postgres'
+        ? await orm
+            .selectDistinct({ key: sql<string>`jsonb_object_keys(${requests.properties})` })
+            .from(requests)
+            .where(where)
+        : orm.all<{ key: string }>(
+            sql`select distinct k.key as key from ${requests}, json_each(${requests.properties}) as k where ${where}`,
+          )
+    return rows.map((r) => r.key)
   },
   async count(where: SQL): Promise<number> {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)

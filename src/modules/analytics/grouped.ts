@@ -1,0 +1,191 @@
+import { and, gte, isNotNull, lte, type SQL, sql } from 'drizzle-orm'
+import type { Principal } from '../../auth/principal'
+import { requireTier } from '../../auth/tiers'
+import { badRequest, forbidden, notFound } from '../../errors'
+import type { Tables } from '../../store/database'
+import type { Store } from '../../store/store'
+import { requestScope } from '../traffic/filter'
+import type { AnalyticsInput } from './service'
+import { parseWindow } from './time'
+
+export interface GroupedInput extends AnalyticsInput {
+  limit?: number
+  offset?: number
+}
+
+type Requests = Tables['requests']
+const NANO = 1e-9
+const PROPERTY_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+/** What every grouped view reports per key. */
+const MEASURES = (t: Requests) => ({
+  requests: sql`count(*)`,
+  cost: sql`coalesce(sum(${t.costNano}), 0)`,
+  tokens: sql`coalesce(sum(${t.totalTokens}), 0)`,
+  errors: sql`coalesce(sum(case when ${t.status} = 'error' then 1 else 0 end), 0)`,
+  averageLatencyMs: sql`avg(${t.latencyMs})`,
+  firstAt: sql`min(${t.createdAt})`,
+  lastAt: sql`max(${t.createdAt})`,
+})
+
+const SPEND_GROUPS: Record<string, (t: Requests) => SQL> = {
+  model: (t) => sql`${t.model}`,
+  provider: (t) => sql`${t.provider}`,
+  user: (t) => sql`${t.userId}`,
+  api_key: (t) => sql`${t.apiKeyId}`,
+  path: (t) => sql`${t.path}`,
+}
+
+/**
+ * Traffic grouped by one key (model, provider, user, session, a property's value): requests, cost,
+ * tokens, errors, average latency, first and last time. The filter and the window of the metrics
+ * apply; pages of up to 1,000 keys, the costliest (or busiest) first.
+ */
+export class GroupedViews {
+  constructor(
+    private readonly store: Store,
+    private readonly usersFeature: boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async spendBy(principal: Principal, input: GroupedInput & { groupBy?: string }) {
+    const groupBy = input.groupBy ?? 'model'
+    if (groupBy.startsWith('property:')) return this.byProperty(principal, groupBy.slice('property:'.length), input, 'cost')
+    const key = SPEND_GROUPS[groupBy]
+    if (!key) throw badRequest(`groupBy must be one of ${Object.keys(SPEND_GROUPS).join(', ')} or property:<name>`)
+    if (groupBy === 'user') this.requireUsers(principal)
+    return this.grouped(principal, input, key, 'cost')
+  }
+
+  providers = (principal: Principal, input: GroupedInput) => this.grouped(principal, input, (t) => sql`${t.provider}`, 'requests')
+
+  sessions = (principal: Principal, input: GroupedInput) =>
+    this.grouped(
+      principal,
+      input,
+      (t) => sql`${t.sessionId}`,
+      'lastAt',
+      (t) => isNotNull(t.sessionId),
+    )
+
+  users(principal: Principal, input: GroupedInput) {
+    this.requireUsers(principal)
+    return this.grouped(
+      principal,
+      input,
+      (t) => sql`${t.userId}`,
+      'cost',
+      (t) => isNotNull(t.userId),
+    )
+  }
+
+  /** The Users feature's overview: how many users, and what a user costs and sends on average. */
+  async usersOverview(principal: Principal, input: GroupedInput) {
+    this.requireUsers(principal)
+    const users = await this.rows(
+      principal,
+      input,
+      (t) => sql`${t.userId}`,
+      (t) => isNotNull(t.userId),
+    )
+    const n = users.length
+    return {
+      users: n,
+      requestsPerUser: n === 0 ? null : users.reduce((s, u) => s + u.requests, 0) / n,
+      costPerUser: n === 0 ? null : users.reduce((s, u) => s + u.cost, 0) / n,
+    }
+  }
+
+  /** The keys of the properties seen in the window, without the hidden ones. */
+  async propertyKeys(principal: Principal, input: GroupedInput) {
+    const { requests } = this.store.schema.tables
+    const keys = await this.store.requests.propertyKeys(this.where(principal, input, () => isNotNull(requests.properties)))
+    const hidden = new Set((await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => p.key))
+    return [...new Set(keys)].filter((k) => !hidden.has(k)).sort()
+  }
+
+  /** One property's values: searched, or ranked by cost or by requests. A hidden property is not found. */
+  async byProperty(principal: Principal, name: string, input: GroupedInput & { search?: string }, order: 'cost' | 'requests') {
+    if (!PROPERTY_NAME.test(name)) throw badRequest('a property name is letters, digits, - and _')
+    const key = name.toLowerCase()
+    if ((await this.store.savedViews.hiddenProperties(principal.orgId)).some((p) => p.key === key))
+      throw notFound(`property ${name}`)
+    // The key is written into the statement (it passed PROPERTY_NAME above): the expression must be
+    // the same in SELECT and GROUP BY, and Postgres tells bound copies apart.
+    const value = (t: Requests) =>
+      this.store.dialect === 'postgres'
+        ? sql`(${t.properties} ->> ${sql.raw(`'${key}'`)})`
+        : sql`json_extract(${t.properties}, ${sql.raw(`'$."${key}"'`)})`
+    const search = input.search
+    return this.grouped(principal, input, value, order, (t) =>
+      search === undefined
+        ? sql`${value(t)} is not null`
+        : this.store.dialect === 'postgres'
+          ? sql`strpos(${value(t)}, ${search}) > 0`
+          : sql`instr(${value(t)}, ${search}) > 0`,
+    )
+  }
+
+  private requireUsers(principal: Principal): void {
+    if (!this.usersFeature) throw forbidden('the Users feature is switched off in this deployment (GW_USERS_FEATURE)')
+    requireTier(principal.tier, 'growth', 'The Users feature')
+  }
+
+  private where(principal: Principal, input: GroupedInput, extra?: (t: Requests) => SQL | undefined): SQL {
+    const window = parseWindow(input, this.now())
+    const { requests } = this.store.schema.tables
+    const conditions = [
+      requestScope(this.store.schema, principal.orgId, input.filter ?? 'all'),
+      gte(requests.createdAt, window.start),
+      lte(requests.createdAt, window.end),
+    ]
+    const more = extra?.(requests)
+    if (more) conditions.push(more)
+    return and(...conditions) as SQL
+  }
+
+  private async grouped(
+    principal: Principal,
+    input: GroupedInput,
+    key: (t: Requests) => SQL,
+    order: 'cost' | 'requests' | 'lastAt',
+    extra?: (t: Requests) => SQL | undefined,
+  ) {
+    const limit = input.limit ?? 100
+    const offset = input.offset ?? 0
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw badRequest('limit must be from 1 to 1000')
+    const shaped = await this.rows(principal, input, key, extra)
+    shaped.sort(
+      (a, b) =>
+        (order === 'lastAt' ? b.lastAt.localeCompare(a.lastAt) : b[order] - a[order]) ||
+        String(a.key).localeCompare(String(b.key)),
+    )
+    return shaped.slice(offset, offset + limit)
+  }
+
+  private async rows(
+    principal: Principal,
+    input: GroupedInput,
+    key: (t: Requests) => SQL,
+    extra?: (t: Requests) => SQL | undefined,
+  ) {
+    const { requests } = this.store.schema.tables
+    const rows = await this.store.requests.aggregate(
+      this.where(principal, input, extra),
+      { key: key(requests) },
+      MEASURES(requests),
+    )
+    // SQLite answers times as ms numbers, Postgres as timestamps.
+    const time = (v: unknown) => new Date(typeof v === 'number' || /^\d+$/.test(String(v)) ? Number(v) : String(v)).toISOString()
+    return rows.map((r) => ({
+      key: r.key === null ? null : String(r.key),
+      requests: Number(r.requests),
+      cost: Number(r.cost) * NANO,
+      tokens: Number(r.tokens),
+      errors: Number(r.errors),
+      averageLatencyMs: r.averageLatencyMs === null ? null : Number(r.averageLatencyMs),
+      firstAt: time(r.firstAt),
+      lastAt: time(r.lastAt),
+    }))
+  }
+}
