@@ -116,3 +116,27 @@ describe('annotating sessions', () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('traffic.annotate')
   })
 })
+
+describe('scores on the dashboard', () => {
+  test('by name: count, average, lowest, highest; verdicts against a threshold', async () => {
+    const second = 'a0000000-0000-4000-8000-000000000002'
+    await h.store.requests.insertMany([record(org.orgId, second)])
+    await h.request('POST', `/v1/request/${id}/score`, { token: org.apiKey, body: { name: 'accuracy', value: 0.9 } })
+    await h.request('POST', `/v1/request/${second}/score`, { token: org.apiKey, body: { name: 'accuracy', value: 0.3 } })
+    const window = {
+      timeFilter: { start: new Date(Date.now() - 3_600_000).toISOString(), end: new Date(Date.now() + 3_600_000).toISOString() },
+    }
+    const scores = await data<Array<{ name: string; count: number; average: number; min: number; max: number }>>(
+      await h.request('POST', '/v1/dashboard/scores/query', { token: org.apiKey, body: window }),
+    )
+    expect(scores.find((s) => s.name === 'accuracy')).toEqual({ name: 'accuracy', count: 2, average: 0.6, min: 0.3, max: 0.9 })
+    const verdicts = await data<Array<{ name: string; passed: number; failed: number }>>(
+      await h.request('POST', '/v1/dashboard/verdicts', { token: org.apiKey, body: { ...window, threshold: 0.5 } }),
+    )
+    expect(verdicts.find((v) => v.name === 'accuracy')).toMatchObject({ passed: 1, failed: 1, passRate: 0.5 })
+    const theirs = await data<unknown[]>(
+      await h.request('POST', '/v1/dashboard/scores/query', { token: other.apiKey, body: window }),
+    )
+    expect(theirs).toEqual([])
+  })
+})

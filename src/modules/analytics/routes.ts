@@ -42,6 +42,24 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService) => {
         detail: { summary: 'What prompt-cache reads saved, in USD, at list prices' },
       },
     )
+    .post(
+      '/v1/dashboard/scores/query',
+      async ({ principal, body }) => ({ data: await analytics.scores(principal, body), error: null }),
+      {
+        permission: 'traffic.read',
+        body: MetricsBody,
+        detail: { summary: "Scores of the window's requests, by name: count, average, lowest, highest" },
+      },
+    )
+    .post(
+      '/v1/dashboard/verdicts',
+      async ({ principal, body }) => ({ data: await analytics.verdicts(principal, body), error: null }),
+      {
+        permission: 'traffic.read',
+        body: t.Composite([MetricsBody, t.Object({ threshold: t.Optional(t.Number()) })], { additionalProperties: false }),
+        detail: { summary: 'Pass and fail per score name against a threshold (0.5 by default)' },
+      },
+    )
   // Elysia registers in place; the metric table decides which routes exist.
   for (const [name, spec] of Object.entries(METRICS)) {
     routes.post(

@@ -59,6 +59,35 @@ export class AnalyticsService {
     return out
   }
 
+  /** Scores given to the window's requests, by name (`dashboard/scores/query`). */
+  async scores(principal: Principal, input: AnalyticsInput) {
+    const window = parseWindow(input, this.now())
+    const stats = await this.store.annotations.scoreStats(
+      this.where(principal, input.filter, window, { shape: 'scalar', measures: {} }),
+      0,
+    )
+    return stats.map(({ passed: _passed, ...rest }) => rest).sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  /** Pass or fail per score name: a request passes when its score reaches the threshold. */
+  async verdicts(principal: Principal, input: AnalyticsInput & { threshold?: number }) {
+    const window = parseWindow(input, this.now())
+    const threshold = input.threshold ?? 0.5
+    const stats = await this.store.annotations.scoreStats(
+      this.where(principal, input.filter, window, { shape: 'scalar', measures: {} }),
+      threshold,
+    )
+    return stats
+      .map((s) => ({
+        name: s.name,
+        threshold,
+        passed: s.passed,
+        failed: s.count - s.passed,
+        passRate: s.count === 0 ? null : s.passed / s.count,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name))
+  }
+
   /** What prompt caching saved: cache reads at the model's cache price instead of its input price. */
   async cacheSavings(principal: Principal, input: AnalyticsInput) {
     const window = parseWindow(input, this.now())

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
 
 /** What people add to traffic after the fact: scores, a request's properties, session feedback and tags. */
@@ -18,6 +18,33 @@ export const annotationsRepository = ({ orm, tables: { requestScores, sessionFee
         target: [requestScores.requestId, requestScores.name],
         set: { value: score.value, actorId: score.actorId, createdAt: score.createdAt },
       })
+  },
+  /**
+   * Per score name over the requests a condition selects: how many, their average, lowest and highest,
+   * and how many reach `threshold` (the verdicts).
+   */
+  async scoreStats(where: SQL, threshold: number) {
+    const rows = await orm
+      .select({
+        name: requestScores.name,
+        count: sql<number>`count(*)`,
+        average: sql<number>`avg(${requestScores.value})`,
+        min: sql<number>`min(${requestScores.value})`,
+        max: sql<number>`max(${requestScores.value})`,
+        passed: sql<number>`sum(case when ${requestScores.value} >= ${threshold} then 1 else 0 end)`,
+      })
+      .from(requestScores)
+      .innerJoin(requests, and(eq(requests.id, requestScores.requestId), eq(requests.orgId, requestScores.orgId)))
+      .where(where)
+      .groupBy(requestScores.name)
+    return rows.map((r) => ({
+      name: r.name,
+      count: Number(r.count),
+      average: Number(r.average),
+      min: Number(r.min),
+      max: Number(r.max),
+      passed: Number(r.passed),
+    }))
   },
   async scoresOf(orgId: string, requestId: string) {
     return orm
