@@ -25,6 +25,8 @@ import { auditRoutes } from './modules/audit/routes'
 import { AuditService } from './modules/audit/service'
 import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
+import { BudgetActionViews } from './modules/budgets/actions'
+import { budgetRoutes } from './modules/budgets/routes'
 import { healthRoutes } from './modules/health/routes'
 import { type HealthProbe, HealthService } from './modules/health/service'
 import { memberRoutes } from './modules/members/routes'
@@ -38,16 +40,21 @@ import { providerKeyRoutes } from './modules/provider-keys/routes'
 import { ProviderKeysService } from './modules/provider-keys/service'
 import { rateLimitRoutes } from './modules/rate-limits/routes'
 import { RateLimitRulesService } from './modules/rate-limits/service'
+import { relayedCallRoutes } from './modules/relayed-calls/routes'
+import { RelayedCallViews } from './modules/relayed-calls/views'
 import { roleRoutes } from './modules/roles/routes'
 import { RolesService } from './modules/roles/service'
 import { catalogueStubs, checkAgainstCatalogue } from './modules/router'
 import { savedViewRoutes } from './modules/saved-views/routes'
 import { SavedViewsService } from './modules/saved-views/service'
+import { securityRoutes } from './modules/security/routes'
+import { SecurityViews } from './modules/security/service'
 import { ssoRoutes } from './modules/sso/routes'
 import { SsoService, type TxtResolver } from './modules/sso/service'
 import { teamRoutes } from './modules/teams/routes'
 import { TeamsService } from './modules/teams/service'
 import { AnnotationsService } from './modules/traffic/annotations'
+import { GatewayTest } from './modules/traffic/gateway-test'
 import { trafficRoutes } from './modules/traffic/routes'
 import { TrafficService } from './modules/traffic/service'
 import type { Store } from './store/store'
@@ -82,6 +89,17 @@ export function createServices(deps: AppDeps) {
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
+  const gateway = new Gateway({
+    config: deps.gateway,
+    store: deps.store,
+    limiter,
+    orgKeys: providerKeys,
+    bodies: settings,
+    meta: deps.meta,
+    requestLog: deps.requestLog,
+    log: deps.log,
+    now: deps.now,
+  })
   return {
     authenticator,
     auth: new AuthService(deps.store, issuer, authenticator, hasher, deps.now),
@@ -93,8 +111,12 @@ export function createServices(deps: AppDeps) {
     savedViews: new SavedViewsService(deps.store),
     traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
     annotations: new AnnotationsService(deps.store),
+    gatewayTest: new GatewayTest({ dispatch: (call) => gateway.dispatch(call), meta: deps.meta, now: deps.now }),
     analytics: new AnalyticsService(deps.store, deps.now),
     grouped: new GroupedViews(deps.store, deps.usersFeature ?? true, deps.now),
+    security: new SecurityViews(deps.store, deps.now),
+    relayedCalls: new RelayedCallViews(deps.store, deps.now),
+    budgetActions: new BudgetActionViews(deps.store, deps.now),
     sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes),
@@ -103,17 +125,7 @@ export function createServices(deps: AppDeps) {
     providerKeys,
     mcpConnections: new McpConnectionsView(deps.store),
     audit: new AuditService(deps.store),
-    gateway: new Gateway({
-      config: deps.gateway,
-      store: deps.store,
-      limiter,
-      orgKeys: providerKeys,
-      bodies: settings,
-      meta: deps.meta,
-      requestLog: deps.requestLog,
-      log: deps.log,
-      now: deps.now,
-    }),
+    gateway,
     gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
   }
 }
@@ -137,9 +149,12 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(teamRoutes(gate, services.teams))
     .use(savedViewRoutes(gate, services.savedViews))
     .use(ssoRoutes(gate, services.sso))
-    .use(trafficRoutes(gate, services.traffic, services.annotations))
-    .use(analyticsRoutes(gate, services.analytics))
+    .use(trafficRoutes(gate, services.traffic, services.annotations, services.gatewayTest))
+    .use(analyticsRoutes(gate, services.analytics, services.grouped))
     .use(groupedRoutes(gate, services.grouped))
+    .use(securityRoutes(gate, services.security))
+    .use(relayedCallRoutes(gate, services.relayedCalls))
+    .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(implemented.routes)
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.

@@ -45,6 +45,11 @@ const VARIABLES = {
     allowed: 'on or off (per-user traffic views, spec 4.5)',
     fallback: 'on',
   },
+  GW_COUNTRY_HEADER: {
+    schema: Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
+    allowed:
+      "the name of a request header that a trusted proxy in front of gw sets to the caller's ISO 3166-1 alpha-2 country (e.g. CF-IPCountry)",
+  },
   GW_LOG_LEVEL: {
     schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
     allowed: 'debug, info, warn or error',
@@ -73,6 +78,7 @@ export interface Config {
   metaTtlSeconds: number
   upstreamTimeoutSeconds: number
   usersFeature: boolean
+  countryHeader?: string
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
   providers: {
@@ -133,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     usersFeature: required(env, 'GW_USERS_FEATURE') === 'on',
+    countryHeader: read(env, 'GW_COUNTRY_HEADER')?.toLowerCase(),
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
     providers: {

@@ -94,6 +94,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
         providers: config.providers,
         metaTtlSeconds: config.metaTtlSeconds,
         upstreamTimeoutMs: config.upstreamTimeoutSeconds * 1000,
+        countryHeader: config.countryHeader,
       },
     },
     async close() {

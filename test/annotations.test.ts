@@ -1,40 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { requestRecord } from './support/records'
 
 let h: Harness
 let org: Org
 let other: Org
 const id = 'a0000000-0000-4000-8000-000000000001'
 
-const record = (orgId: string, requestId: string): RequestRecord => ({
-  id: requestId,
-  orgId,
-  apiKeyId: null,
-  userId: null,
-  sessionId: 'chat-7',
-  properties: { customer: 'acme' },
-  provider: 'openai',
-  model: 'gpt-4o',
-  path: '/v1/chat/completions',
-  gatewayMode: 'passthrough',
-  translationWarning: null,
-  status: 'success',
-  httpStatus: 200,
-  latencyMs: 1,
-  timeToFirstTokenMs: null,
-  promptTokens: 1,
-  completionTokens: 1,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  totalTokens: 2,
-  costNano: 1,
-  costNote: null,
-  estimatedCostNano: null,
-  ptb: false,
-  error: null,
-  createdAt: new Date(),
-})
+const record = (orgId: string, requestId: string): RequestRecord =>
+  requestRecord({ id: requestId, orgId, sessionId: 'chat-7', properties: { customer: 'acme' }, createdAt: new Date() })
 
 beforeAll(async () => {
   h = await createHarness()

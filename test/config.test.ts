@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, loadConfig } from '../src/config'
+import { ConfigError, describeVariables, loadConfig } from '../src/config'
 
 describe('configuration from the environment', () => {
   test('an empty environment gives the documented defaults', () => {
@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
       GW_META_TTL_SECONDS: '60',
       GW_GLOBAL_RATE_LIMIT: '50/10',
       OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1',
+      GW_COUNTRY_HEADER: 'CF-IPCountry',
     })
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -37,6 +38,7 @@ describe('configuration from the environment', () => {
       metaTtlSeconds: 60,
       globalRateLimit: { requests: 50, windowSeconds: 10 },
       providers: { openai: { baseUrl: 'http://127.0.0.1:8000/v1' } },
+      countryHeader: 'cf-ipcountry',
     })
   })
 
@@ -53,6 +55,7 @@ describe('configuration from the environment', () => {
     ['GW_META_TTL_SECONDS', '0', 'positive integer'],
     ['GW_GLOBAL_RATE_LIMIT', '1000', '<requests>/<seconds>'],
     ['GW_LOG_LEVEL', 'loud', 'debug, info, warn or error'],
+    ['GW_COUNTRY_HEADER', 'x country', 'request header'],
   ]
   for (const [variable, value, allowed] of bad) {
     test(`${variable}=${value} is refused, naming the variable and what is allowed`, () => {
@@ -69,4 +72,9 @@ describe('configuration from the environment', () => {
       expect(message).not.toContain('\n')
     })
   }
+
+  test("the README's environment table lists every variable", async () => {
+    const readme = await Bun.file(new URL('../README.md', import.meta.url)).text()
+    expect(describeVariables().filter((v) => !readme.includes(`\`${v.name}\``))).toEqual([])
+  })
 })

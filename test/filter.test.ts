@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { FIELDS, MAX_CONDITIONS, MAX_DEPTH, OPERATORS, requestScope } from '../src/modules/traffic/filter'
+import { FIELDS, MAX_CONDITIONS, MAX_DEPTH, OPERATORS, requestScope } from '../src/query/filter'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import * as sqliteTables from '../src/store/schema.sqlite'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
+import { requestRecord } from './support/records'
 
 /** A small evaluator of the same language over records in memory: what the SQL must agree with. */
 function matches(record: RequestRecord, node: unknown): boolean {
@@ -47,6 +48,7 @@ const COLUMN: Record<string, keyof RequestRecord> = {
   cost: 'costNano',
   estimated_cost: 'estimatedCostNano',
   ptb: 'ptb',
+  country: 'country',
   created_at: 'createdAt',
 }
 const fieldValue = (r: RequestRecord, field: string): unknown => r[COLUMN[field] as keyof RequestRecord] ?? null
@@ -95,41 +97,45 @@ const BASE = Date.UTC(2026, 0, 1)
 
 function records(orgId: string, count: number, random: () => number): RequestRecord[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
-  return Array.from({ length: count }, (_, i) => ({
-    id: `r${String(i).padStart(4, '0')}`,
-    orgId,
-    apiKeyId: null,
-    userId: pick(USERS),
-    sessionId: null,
-    properties: random() < 0.5 ? { customer: pick(['acme', 'globex', 'ACME']) } : null,
-    provider: pick(['openai', 'anthropic']),
-    model: pick(MODELS),
-    path: '/v1/chat/completions',
-    gatewayMode: pick(['passthrough', 'translated'] as const),
-    translationWarning: null,
-    status: pick(['success', 'error'] as const),
-    httpStatus: pick([200, 400, 429, 502]),
-    latencyMs: random() < 0.9 ? Math.floor(random() * 2000) : null,
-    timeToFirstTokenMs: null,
-    promptTokens: Math.floor(random() * 1000),
-    completionTokens: Math.floor(random() * 500),
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    totalTokens: null,
-    costNano: random() < 0.8 ? Math.floor(random() * 10_000_000) : null,
-    costNote: null,
-    estimatedCostNano: null,
-    ptb: random() < 0.5,
-    error: null,
-    createdAt: new Date(BASE + Math.floor(random() * 30) * 86_400_000),
-  }))
+  return Array.from({ length: count }, (_, i) =>
+    requestRecord({
+      id: `r${String(i).padStart(4, '0')}`,
+      orgId,
+      userId: pick(USERS),
+      properties: random() < 0.5 ? { customer: pick(['acme', 'globex', 'ACME']) } : null,
+      provider: pick(['openai', 'anthropic']),
+      model: pick(MODELS),
+      gatewayMode: pick(['passthrough', 'translated'] as const),
+      status: pick(['success', 'error'] as const),
+      httpStatus: pick([200, 400, 429, 502]),
+      latencyMs: random() < 0.9 ? Math.floor(random() * 2000) : null,
+      promptTokens: Math.floor(random() * 1000),
+      completionTokens: Math.floor(random() * 500),
+      totalTokens: null,
+      costNano: random() < 0.8 ? Math.floor(random() * 10_000_000) : null,
+      ptb: random() < 0.5,
+      country: pick(['DE', 'US', null]),
+      createdAt: new Date(BASE + Math.floor(random() * 30) * 86_400_000),
+    }),
+  )
 }
 
 function randomFilter(random: () => number, depth = 0): unknown {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
   if (depth < 3 && random() < 0.4)
     return { operator: pick(['and', 'or']), left: randomFilter(random, depth + 1), right: randomFilter(random, depth + 1) }
-  const field = pick(['model', 'user_id', 'status', 'http_status', 'latency_ms', 'cost', 'ptb', 'created_at', 'properties'])
+  const field = pick([
+    'model',
+    'user_id',
+    'status',
+    'http_status',
+    'latency_ms',
+    'cost',
+    'ptb',
+    'created_at',
+    'country',
+    'properties',
+  ])
   if (field === 'properties')
     return { request: { properties: { customer: { [pick(OPERATORS.text)]: pick(['acme', 'ACME', 'ac%', '_cme', 'me']) } } } }
   const type = (FIELDS[field] as { type: keyof typeof OPERATORS }).type
@@ -142,6 +148,7 @@ function randomFilter(random: () => number, depth = 0): unknown {
     latency_ms: [0, 500, 1999],
     cost: [0, 0.001, 0.005],
     ptb: [true, false],
+    country: ['DE', 'de', 'U%'],
     created_at: [new Date(BASE + 10 * 86_400_000).toISOString(), new Date(BASE).toISOString()],
   }
   return { request: { [field]: { [op]: pick(values[field] as readonly unknown[]) } } }

@@ -1,36 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
+import { requestRecord } from './support/records'
 
-const record = (orgId: string, i: number, extra: Partial<RequestRecord>): RequestRecord => ({
-  id: `${orgId.slice(0, 6)}-${i}`,
-  orgId,
-  apiKeyId: null,
-  userId: null,
-  sessionId: null,
-  properties: null,
-  provider: 'openai',
-  model: 'gpt-4o',
-  path: '/v1/chat/completions',
-  gatewayMode: 'passthrough',
-  translationWarning: null,
-  status: 'success',
-  httpStatus: 200,
-  latencyMs: 100,
-  timeToFirstTokenMs: null,
-  promptTokens: 10,
-  completionTokens: 10,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  totalTokens: 20,
-  costNano: 1_000_000,
-  costNote: null,
-  estimatedCostNano: null,
-  ptb: true,
-  error: null,
-  createdAt: new Date(Date.UTC(2026, 10, 22, 6, i)),
-  ...extra,
-})
+const record = (orgId: string, i: number, extra: Partial<RequestRecord>): RequestRecord =>
+  requestRecord({ id: `${orgId.slice(0, 6)}-${i}`, orgId, createdAt: new Date(Date.UTC(2026, 10, 22, 6, i)), ...extra })
 
 for (const dialect of DIALECTS) {
   describe(`grouped views on ${dialect}`, () => {
@@ -48,13 +22,21 @@ for (const dialect of DIALECTS) {
       h = await createHarness({ dialect })
       org = await h.org('growth')
       await h.store.requests.insertMany([
-        record(org.orgId, 1, { model: 'gpt-4o', userId: 'ann', sessionId: 's1', properties: { customer: 'acme', plan: 'pro' } }),
+        record(org.orgId, 1, {
+          model: 'gpt-4o',
+          userId: 'ann',
+          sessionId: 's1',
+          country: 'DE',
+          properties: { customer: 'acme', plan: 'pro' },
+        }),
         record(org.orgId, 2, {
           model: 'gpt-4o',
           userId: 'ann',
           sessionId: 's1',
           costNano: 3_000_000,
+          country: 'DE',
           properties: { customer: 'acme' },
+          createdAt: new Date(Date.UTC(2026, 10, 22, 9, 30)),
         }),
         record(org.orgId, 3, {
           model: 'claude-sonnet-4-5',
@@ -107,6 +89,38 @@ for (const dialect of DIALECTS) {
       expect(await post<string[]>('/v1/property/query', {})).toEqual(['customer'])
       expect((await h.request('POST', '/v1/property/plan/top-costs/query', { token: org.apiKey, body: window })).status).toBe(404)
       expect((await h.request('POST', "/v1/property/a'b/search", { token: org.apiKey, body: window })).status).toBe(400)
+    })
+
+    test('by country (the trusted proxy reported it, or null); by the values of one property', async () => {
+      const countries = await post<Array<{ key: string | null; count: number; cost: number }>>('/v1/metrics/country', {})
+      expect(countries.sort((a, b) => String(a.key).localeCompare(String(b.key)))).toEqual([
+        { key: 'DE', count: 2, cost: 0.004 },
+        { key: null, count: 1, cost: 0.001 },
+      ])
+      const customers = await post<Group[]>('/v1/metrics/propertyAggregation', { property: 'Customer' })
+      expect(customers.map((g) => [g.key, g.requests, g.cost])).toEqual([
+        ['acme', 2, 0.004],
+        ['globex', 1, 0.001],
+      ])
+      const missing = await h.request('POST', '/v1/metrics/propertyAggregation', { token: org.apiKey, body: window })
+      expect(missing.status).toBe(400)
+    })
+
+    test('property keys over time: every bucket, hidden keys left out', async () => {
+      const overTime = () =>
+        post<Array<{ time: string; values: Record<string, number> }>>('/v1/property/properties/over-time', {
+          timeFilter: { start: '2026-11-22T06:00:00Z', end: '2026-11-22T09:59:59Z' },
+          dbIncrement: 'hour',
+        })
+      await h.request('POST', '/v1/property/restore', { token: org.ownerSession, body: { key: 'plan' } })
+      expect((await overTime())[0]?.values).toEqual({ customer: 2, plan: 1 })
+      await h.request('POST', '/v1/property/hide', { token: org.ownerSession, body: { key: 'plan' } })
+      expect(await overTime()).toEqual([
+        { time: '2026-11-22T06:00:00.000', values: { customer: 2 } },
+        { time: '2026-11-22T07:00:00.000', values: { customer: 0 } },
+        { time: '2026-11-22T08:00:00.000', values: { customer: 0 } },
+        { time: '2026-11-22T09:00:00.000', values: { customer: 1 } },
+      ])
     })
   })
 }

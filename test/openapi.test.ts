@@ -8,7 +8,12 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-type Operation = { 'x-permission'?: string; security?: unknown[] }
+type Operation = {
+  'x-permission'?: string
+  security?: unknown[]
+  requestBody?: unknown
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>
+}
 
 describe('GET /openapi/json', () => {
   test('lists every catalogue route with its permission', async () => {
@@ -20,6 +25,19 @@ describe('GET /openapi/json', () => {
       return doc.paths[openapiPath]?.[method.toLowerCase()]?.['x-permission'] !== permission
     })
     expect(missing).toEqual([])
+  })
+
+  test('documents the request body and the answer of every traffic route', async () => {
+    const doc = (await (await h.request('GET', '/openapi/json')).json()) as { paths: Record<string, Record<string, Operation>> }
+    const traffic = ROUTE_CATALOGUE.filter(([, , p]) => p === 'traffic.read' || p === 'traffic.annotate')
+    const undocumented = traffic.flatMap(([method, path]) => {
+      const operation = doc.paths[toRouterPath(path).replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()]
+      const answers = Object.values(operation?.responses ?? {}).filter((r) => r.content?.['application/json']?.schema)
+      // The assets route takes no body (its parameters are in the path).
+      const needsBody = !path.includes('/assets/')
+      return answers.length === 0 || (needsBody && !operation?.requestBody) ? [`${method} ${path}`] : []
+    })
+    expect(undocumented).toEqual([])
   })
 
   test('serves no viewer that would load scripts from a CDN', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { redactPii } from '../src/privacy/pii'
+import { redactPii } from '../src/security/pii'
 
 describe('PII redaction', () => {
   const found: Array<[string, string, string]> = [

@@ -1,38 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { BodyCapture } from '../src/gateway/body-capture'
 import { RequestLog } from '../src/gateway/request-log'
 import { createLogger, silentLogger } from '../src/log'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { requestRecord } from './support/records'
 
-const record = (id: string): RequestRecord => ({
-  id,
-  orgId: 'org',
-  apiKeyId: null,
-  userId: null,
-  sessionId: null,
-  properties: null,
-  provider: 'openai',
-  model: 'gpt-4o',
-  path: '/v1/chat/completions',
-  gatewayMode: 'passthrough',
-  translationWarning: null,
-  status: 'success',
-  httpStatus: 200,
-  latencyMs: 1,
-  timeToFirstTokenMs: null,
-  promptTokens: null,
-  completionTokens: null,
-  cacheReadTokens: null,
-  cacheWriteTokens: null,
-  totalTokens: null,
-  costNano: null,
-  costNote: null,
-  estimatedCostNano: null,
-  ptb: false,
-  error: null,
-  createdAt: new Date(0),
-})
+const record = (id: string): RequestRecord => requestRecord({ id, orgId: 'org', createdAt: new Date(0) })
 
 describe('the request log writer', () => {
   test('writes in batches, and a failed write is retried without losing a record', async () => {
@@ -55,23 +30,20 @@ describe('the request log writer', () => {
   test('past the body budget, records are still kept, without their bodies', async () => {
     const kept: Array<{ id: string; body: boolean }> = []
     const log = new RequestLog(
-      async (entries) => void kept.push(...entries.map((e) => ({ id: e.record.id, body: e.body !== undefined }))),
+      async (entries) => void kept.push(...entries.map((e) => ({ id: e.record.id, body: e.bodies !== undefined }))),
       silentLogger,
       {
         bodyBudget: 10,
         flushIntervalMs: 1,
       },
     )
-    const body = (id: string) => ({
-      requestId: id,
-      orgId: 'org',
-      requestBody: '12345678',
-      responseBody: null,
-      truncated: false,
-      createdAt: new Date(0),
+    const bodies = () => ({
+      request: BodyCapture.of('12345678'),
+      response: new BodyCapture(),
+      policy: { store: true, redact: false },
     })
-    log.record({ record: record('a'), body: body('a') })
-    log.record({ record: record('b'), body: body('b') })
+    log.record({ record: record('a'), bodies: bodies() })
+    log.record({ record: record('b'), bodies: bodies() })
     await log.drain()
     expect(kept).toEqual([
       { id: 'a', body: true },

@@ -1,40 +1,27 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { requestRecord } from './support/records'
 
 let h: Harness
 let org: Org
 let other: Org
 
-const record = (orgId: string, i: number, extra: Partial<RequestRecord> = {}): RequestRecord => ({
-  id: `${orgId.slice(0, 8)}-${String(i).padStart(3, '0')}`,
-  orgId,
-  apiKeyId: null,
-  userId: i % 2 === 0 ? 'alice' : 'bob',
-  sessionId: null,
-  properties: { customer: i % 3 === 0 ? 'acme' : 'globex' },
-  provider: 'openai',
-  model: i % 4 === 0 ? 'gpt-4o-mini' : 'gpt-4o',
-  path: '/v1/chat/completions',
-  gatewayMode: 'passthrough',
-  translationWarning: null,
-  status: i % 5 === 0 ? 'error' : 'success',
-  httpStatus: 200,
-  latencyMs: 100 + i,
-  timeToFirstTokenMs: null,
-  promptTokens: 10,
-  completionTokens: 5,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  totalTokens: 15,
-  costNano: 1_000_000 * i,
-  costNote: null,
-  estimatedCostNano: null,
-  ptb: true,
-  error: null,
-  createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
-  ...extra,
-})
+const record = (orgId: string, i: number, extra: Partial<RequestRecord> = {}): RequestRecord =>
+  requestRecord({
+    id: `${orgId.slice(0, 8)}-${String(i).padStart(3, '0')}`,
+    orgId,
+    userId: i % 2 === 0 ? 'alice' : 'bob',
+    properties: { customer: i % 3 === 0 ? 'acme' : 'globex' },
+    model: i % 4 === 0 ? 'gpt-4o-mini' : 'gpt-4o',
+    status: i % 5 === 0 ? 'error' : 'success',
+    latencyMs: 100 + i,
+    completionTokens: 5,
+    totalTokens: 15,
+    costNano: 1_000_000 * i,
+    createdAt: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
+    ...extra,
+  })
 
 beforeAll(async () => {
   h = await createHarness()
@@ -56,9 +43,17 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 type Page = {
-  requests: Array<{ id: string; model: string; latencyMs: number; cost: number; body?: { request: string } }>
+  requests: Array<{
+    id: string
+    model: string
+    latencyMs: number
+    cost: number
+    country: string | null
+    body?: { request: string }
+  }>
   offset: number
   limit: number
+  nextCursor: string | null
 }
 const query = async (body: unknown, token = org.apiKey, path = '/v1/request/query') => h.request('POST', path, { token, body })
 const page = async (body: unknown, path?: string) => ((await (await query(body, org.apiKey, path)).json()) as { data: Page }).data
@@ -111,6 +106,73 @@ describe('POST /v1/request/query', () => {
       expect(response.status).toBe(400)
       expect(((await response.json()) as { error: { message: string } }).error.message).toContain(message)
     }
+  })
+})
+
+describe('cursor paging (bulk export)', () => {
+  const walk = async (direction: 'asc' | 'desc', limit: number) => {
+    const seen: string[] = []
+    let cursor: string | undefined
+    for (let pages = 0; pages < 100; pages++) {
+      const next = await page(
+        { limit, sort: { created_at: direction }, ...(cursor ? { cursor } : {}) },
+        '/v1/request/query-clickhouse',
+      )
+      seen.push(...next.requests.map((r) => r.id))
+      if (!next.nextCursor) return seen
+      cursor = next.nextCursor
+    }
+    throw new Error('cursor paging did not end')
+  }
+
+  test('walks every request once, in order, both directions; the last page has no cursor', async () => {
+    const newestFirst = Array.from({ length: 40 }, (_, i) => record(org.orgId, 39 - i).id)
+    expect(await walk('desc', 7)).toEqual(newestFirst)
+    expect(await walk('asc', 8)).toEqual([...newestFirst].reverse())
+  })
+
+  test('ties on created_at are ordered by id, so a page boundary inside them loses nothing', async () => {
+    const tied = await createHarness({ database: h })
+    const same = new Date(Date.UTC(2025, 5, 1))
+    const ids = ['t1', 't2', 't3', 't4', 't5']
+    const tiedOrg = await tied.org('growth')
+    await tied.store.requests.insertMany(ids.map((id) => record(tiedOrg.orgId, 0, { id, createdAt: same })))
+    const seen: string[] = []
+    let cursor: string | undefined
+    do {
+      const response = await tied.request('POST', '/v1/request/query-clickhouse', {
+        token: tiedOrg.apiKey,
+        body: { limit: 2, ...(cursor ? { cursor } : {}) },
+      })
+      const next = ((await response.json()) as { data: Page }).data
+      seen.push(...next.requests.map((r) => r.id))
+      cursor = next.nextCursor ?? undefined
+    } while (cursor)
+    expect(seen).toEqual([...ids].reverse())
+    await tied.close()
+  })
+
+  test('a cursor is refused with offset, with another sort, or when it is not ours', async () => {
+    const first = await page({ limit: 5 }, '/v1/request/query-clickhouse')
+    const cursor = first.nextCursor as string
+    const cases: Array<[unknown, string]> = [
+      [{ cursor, offset: 5 }, 'either cursor or offset'],
+      [{ cursor, sort: { cost: 'desc' } }, 'sort by created_at'],
+      [{ cursor, sort: { created_at: 'asc' } }, 'other sort direction'],
+      [{ cursor: 'bm90IGEgY3Vyc29y' }, 'not one this API gave out'],
+    ]
+    for (const [body, message] of cases) {
+      const response = await query(body, org.apiKey, '/v1/request/query-clickhouse')
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain(message)
+    }
+  })
+
+  test("another organisation's cursor only moves within the caller's own requests", async () => {
+    const theirs = await (await query({ limit: 2 }, other.apiKey, '/v1/request/query-clickhouse')).json()
+    const cursor = (theirs as { data: Page }).data.nextCursor as string
+    const mine = await page({ cursor, limit: 1000 }, '/v1/request/query-clickhouse')
+    expect(mine.requests.every((r) => r.id.startsWith(org.orgId.slice(0, 8)))).toBe(true)
   })
 })
 

@@ -7,6 +7,11 @@ export class BodyCapture {
   private size = 0
   truncated = false
 
+  /** The bytes kept (the queue of the request log budgets memory by them). */
+  get bytes(): number {
+    return this.size
+  }
+
   constructor(private readonly limit = BODY_CAPTURE_BYTES) {}
 
   append(chunk: Uint8Array): void {

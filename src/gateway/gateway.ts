@@ -10,8 +10,6 @@ import { ApiError, badRequest, forbidden } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
-import { redactPii } from '../privacy/pii'
-import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
@@ -39,6 +37,8 @@ export interface GatewayConfig {
   metaTtlSeconds: number
   /** How long to wait for a provider's response headers before answering 504. */
   upstreamTimeoutMs: number
+  /** The request header a trusted proxy in front of gw sets to the caller's country (GW_COUNTRY_HEADER). */
+  countryHeader?: string
 }
 
 export interface GatewayDeps {
@@ -92,6 +92,8 @@ const USER_HEADER = 'gw-user-id'
 const SESSION_HEADER = 'gw-session-id'
 const PROPERTY_PREFIX = 'gw-property-'
 const POLICY_HEADER = 'gw-ratelimit-policy'
+/** Two letters, or a proxy's two-character code for unknown or anonymised callers (XX, T1). */
+const COUNTRY_CODE = /^[A-Z][A-Z0-9]$/
 /** Credit balances are read this fresh; a few calls may pass on a balance that just ran out (it may go negative). */
 const BALANCE_TTL_MS = 1_000
 
@@ -411,26 +413,14 @@ export class Gateway {
       httpStatus: outcome.httpStatus,
       ptb: state.ptb,
     })
-    this.deps.requestLog.record({ record: this.record(state, outcome, meta, cost), body: await this.bodyOf(state) })
-    return meta
-  }
-
-  /** The call's bodies as its organisation wants them kept: not at all, as they were, or redacted. */
-  private async bodyOf(state: CallState): Promise<RequestBodyRecord | undefined> {
     // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
-    const policy = await this.deps.bodies
-      .bodyPolicy(state.principal.orgId)
-      .catch((): BodyPolicy => ({ store: false, redact: true }))
-    if (!policy.store) return undefined
-    const keep = (text: string) => (policy.redact ? redactPii(text).text : text)
-    return {
-      requestId: state.requestId,
-      orgId: state.principal.orgId,
-      requestBody: keep(state.requestBody.text()),
-      responseBody: keep(state.responseBody.text()),
-      truncated: state.requestBody.truncated || state.responseBody.truncated,
-      createdAt: new Date(state.startedAt),
-    }
+    const policy = await this.deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+    // The writer scans the request body and applies the policy, off the answer's path.
+    this.deps.requestLog.record({
+      record: this.record(state, outcome, meta, cost),
+      bodies: { request: state.requestBody, response: state.responseBody, policy },
+    })
+    return meta
   }
 
   private record(state: CallState, outcome: StreamOutcome, meta: GatewayMeta, cost: number | undefined): RequestRecord {
@@ -463,8 +453,16 @@ export class Gateway {
       estimatedCostNano: state.estimatedCostNano ?? null,
       ptb: state.ptb,
       error: outcome.error ?? null,
+      country: this.countryOf(callerHeaders),
       createdAt: new Date(state.startedAt),
     }
+  }
+
+  /** An ISO 3166-1 alpha-2 code from the trusted proxy's header; anything else is unknown, not guessed. */
+  private countryOf(headers: Headers): string | null {
+    const header = this.deps.config.countryHeader
+    const value = header ? headers.get(header)?.trim().toUpperCase() : undefined
+    return value && COUNTRY_CODE.test(value) ? value : null
   }
 
   /** The Gw-* headers (spec 4.3) on every gateway answer, errors included. */

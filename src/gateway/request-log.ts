@@ -1,40 +1,77 @@
 import type { Logger } from '../log'
+import { redactPii } from '../security/pii'
+import { scanRequestBody } from '../security/scan'
 import type { RequestBodyRecord } from '../store/repositories/request-bodies'
+import type { RequestFlag } from '../store/repositories/request-flags'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
+import type { BodyCapture, BodyPolicy } from './body-capture'
 
-/** A request's record and, when kept, its bodies. */
+/** A request's record and, when captured, its bodies with what its organisation wants done with them. */
 export interface LogEntry {
   record: RequestRecord
-  body?: RequestBodyRecord
+  bodies?: { request: BodyCapture; response: BodyCapture; policy: BodyPolicy }
 }
 
 export interface RequestLogStats {
   queued: number
   written: number
   dropped: number
-  /** Records written without their bodies because the queue's byte budget was spent. */
+  /** Records written without their bodies (neither kept nor scanned) because the queue's byte budget was spent. */
   bodiesDropped: number
   failedFlushes: number
 }
 
-/** Writes a batch atomically, so a retried batch never meets half of itself already in the table. */
+/**
+ * What a log entry becomes in the database. The scan and the redaction run here, in the writer, so the
+ * gateway answers without waiting for them: the security flags of the request body (always), and the
+ * bodies, redacted or not, when the organisation keeps them.
+ */
+export function rowsOf(entry: LogEntry): { body?: RequestBodyRecord; flags: RequestFlag[] } {
+  const { record, bodies } = entry
+  if (!bodies) return { flags: [] }
+  const requestText = bodies.request.text()
+  const flags = scanRequestBody(requestText).map((finding) => ({
+    ...finding,
+    requestId: record.id,
+    orgId: record.orgId,
+    createdAt: record.createdAt,
+  }))
+  if (!bodies.policy.store) return { flags }
+  const keep = (text: string) => (bodies.policy.redact ? redactPii(text).text : text)
+  return {
+    flags,
+    body: {
+      requestId: record.id,
+      orgId: record.orgId,
+      requestBody: keep(requestText),
+      responseBody: keep(bodies.response.text()),
+      truncated: bodies.request.truncated || bodies.response.truncated,
+      createdAt: record.createdAt,
+    },
+  }
+}
+
+/** Writes a batch atomically, so a retried batch never meets half of itself already in the tables. */
 export const persistEntries =
   (store: Store) =>
-  (entries: readonly LogEntry[]): Promise<void> =>
-    store.transaction(async (tx) => {
+  (entries: readonly LogEntry[]): Promise<void> => {
+    const rows = entries.map(rowsOf)
+    return store.transaction(async (tx) => {
       await tx.requests.insertMany(entries.map((e) => e.record))
-      const bodies = entries.flatMap((e) => (e.body ? [e.body] : []))
+      const bodies = rows.flatMap((r) => (r.body ? [r.body] : []))
       if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
+      const flags = rows.flatMap((r) => r.flags)
+      if (flags.length > 0) await tx.requestFlags.insertMany(flags)
     })
+  }
 
-const bodyBytes = (body: RequestBodyRecord | undefined): number =>
-  body ? body.requestBody.length + (body.responseBody?.length ?? 0) : 0
+const bodyBytes = (entry: LogEntry): number => (entry.bodies ? entry.bodies.request.bytes + entry.bodies.response.bytes : 0)
 
 export interface RequestLogOptions {
   /** Most records held in memory; beyond it a record is dropped, counted and logged. */
   capacity?: number
-  /** Most body characters held in memory; beyond it records are kept without their bodies. */
+  /** Most body bytes held in memory; beyond it records are kept without their bodies. */
   bodyBudget?: number
   /** Most records written in one flush. */
   batchSize?: number
@@ -77,7 +114,7 @@ export class RequestLog {
       this.complain('request log queue full; records dropped')
       return
     }
-    const bytes = bodyBytes(entry.body)
+    const bytes = bodyBytes(entry)
     if (bytes > 0 && this.queuedBodyBytes + bytes > this.bodyBudget) {
       this.stats.bodiesDropped += 1
       this.complain('request log body budget spent; records kept without bodies')
@@ -109,7 +146,7 @@ export class RequestLog {
     this.flushing = this.write(batch)
       .then(() => {
         this.queue = this.queue.slice(batch.length)
-        for (const entry of batch) this.queuedBodyBytes -= bodyBytes(entry.body)
+        for (const entry of batch) this.queuedBodyBytes -= bodyBytes(entry)
         this.stats.written += batch.length
       })
       .catch((error: unknown) => {

@@ -80,6 +80,11 @@ export const errorMapper = (log: Logger) =>
     switch (code) {
       case 'VALIDATION': {
         const where = (error as { type?: string }).type ?? 'request'
+        // An answer that does not match its own documented schema is our fault, not the caller's.
+        if (where === 'response') {
+          log.error('answer does not match its response schema', { method: request.method, path, error: error.message })
+          return errorResponse(path, new ApiError('internal_error', 'internal error; the server log has the details'))
+        }
         return errorResponse(path, new ApiError('validation_failed', describeValidation(error as ValidationLike, where)))
       }
       case 'PARSE':

@@ -31,6 +31,8 @@ export interface Database {
   /** Raw statement, `$1`-style parameters; used by the migration runner and health checks. */
   execute(statement: string, params?: readonly unknown[]): Promise<void>
   query<Row>(statement: string, params?: readonly unknown[]): Promise<Row[]>
+  /** A statement built with drizzle's `sql` (values bound), for what the query builder cannot say in both dialects. */
+  all<Row>(statement: SQL): Promise<Row[]>
   /** Runs `work` atomically; everything it does goes through the `Database` it is handed. */
   transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>
   close(): Promise<void>
@@ -64,6 +66,9 @@ function openSqlite(path: string): Database {
     },
     async query<Row>(statement: string, params: readonly unknown[] = []) {
       return client.query(toSqliteParams(statement)).all(...(params as never[])) as Row[]
+    },
+    async all<Row>(statement: SQL) {
+      return orm.all<Row>(statement)
     },
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
       const run = async (): Promise<T> => {
@@ -117,6 +122,9 @@ function wrapPostgres(pg: PgExecutor, close: () => Promise<void>): Database {
     },
     async query<Row>(statement: string, params: readonly unknown[] = []) {
       return [...(await pg.execute(raw(statement, params)))] as Row[]
+    },
+    async all<Row>(statement: SQL) {
+      return [...(await pg.execute(statement))] as Row[]
     },
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
       return pg.transaction((tx) => work(wrapPostgres(tx as unknown as PgExecutor, close)))

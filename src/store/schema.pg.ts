@@ -202,6 +202,8 @@ export const requests = pgTable(
     estimatedCostNano: bigint('estimated_cost_nano', { mode: 'number' }),
     ptb: boolean('ptb').notNull().default(false),
     error: text('error'),
+    /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
+    country: text('country'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -408,4 +410,82 @@ export const sessionTags = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.sessionId, t.tag] })],
+)
+
+/**
+ * What the security scan found in a request's body when it was logged: personal data by kind and
+ * prompt-injection attempts by rule, as counts. The matched text is never stored.
+ */
+export const requestFlags = pgTable(
+  'request_flags',
+  {
+    requestId: text('request_id').notNull(),
+    orgId: text('org_id').notNull(),
+    kind: text('kind', { enum: ['pii', 'injection'] }).notNull(),
+    /** A PII kind (email, phone, card, secret) or an injection rule's id. */
+    category: text('category').notNull(),
+    occurrences: integer('occurrences').notNull(),
+    /** The request's own time, so the views need not read the request log to place a flag in time. */
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requestId, t.kind, t.category] }),
+    index('request_flags_org_time_idx').on(t.orgId, t.createdAt),
+  ],
+)
+
+/** What every relayed call records, whatever it called: who, how it went, how long, what it cost. */
+const relayedCall = () => ({
+  id: text('id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  userId: text('user_id'),
+  apiKeyId: text('api_key_id'),
+  status: text('status', { enum: ['success', 'error'] }).notNull(),
+  latencyMs: integer('latency_ms'),
+  costNano: bigint('cost_nano', { mode: 'number' }),
+  error: text('error'),
+  createdAt: createdAt(),
+})
+
+/** One call of an MCP tool made through gw; written by the MCP gateway, read by the MCP views. */
+export const mcpToolCalls = pgTable(
+  'mcp_tool_calls',
+  {
+    ...relayedCall(),
+    serverId: text('server_id').notNull(),
+    serverName: text('server_name').notNull(),
+    toolName: text('tool_name').notNull(),
+  },
+  (t) => [index('mcp_tool_calls_org_time_idx').on(t.orgId, t.createdAt)],
+)
+
+/** One call to a registered A2A agent made through gw; written by the A2A gateway, read by the A2A views. */
+export const a2aCalls = pgTable(
+  'a2a_calls',
+  {
+    ...relayedCall(),
+    agentId: text('agent_id').notNull(),
+    agentName: text('agent_name').notNull(),
+    skill: text('skill'),
+  },
+  (t) => [index('a2a_calls_org_time_idx').on(t.orgId, t.createdAt)],
+)
+
+/** What a budget did when it was reached (alert, block, downgrade, throttle); written by the budget enforcer. */
+export const budgetActions = pgTable(
+  'budget_actions',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    /** What the budget covers: the organisation, a team, a member, a key, a customer. */
+    scope: text('scope').notNull(),
+    scopeId: text('scope_id'),
+    action: text('action', { enum: ['alert', 'block', 'downgrade', 'throttle'] }).notNull(),
+    requestId: text('request_id'),
+    model: text('model'),
+    /** The spend that triggered it. */
+    amountNano: bigint('amount_nano', { mode: 'number' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('budget_actions_org_time_idx').on(t.orgId, t.createdAt)],
 )

@@ -1,6 +1,8 @@
 import type { Database } from './database'
 import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
+import { budgetActionsRepository } from './repositories/budget-actions'
+import { a2aCallsRepository, mcpToolCallsRepository } from './repositories/calls'
 import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
 import { invitesRepository } from './repositories/invites'
@@ -11,6 +13,7 @@ import { organizationsRepository } from './repositories/organizations'
 import { providerKeysRepository } from './repositories/provider-keys'
 import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
+import { requestFlagsRepository } from './repositories/request-flags'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { savedViewsRepository } from './repositories/saved-views'
@@ -29,6 +32,7 @@ const repositories = (db: Database) => ({
   audit: auditRepository(db),
   requests: requestsRepository(db),
   requestBodies: requestBodiesRepository(db),
+  requestFlags: requestFlagsRepository(db),
   feedback: feedbackRepository(db),
   rateLimitRules: rateLimitRulesRepository(db),
   providerKeys: providerKeysRepository(db),
@@ -40,6 +44,9 @@ const repositories = (db: Database) => ({
   savedViews: savedViewsRepository(db),
   sso: ssoRepository(db),
   annotations: annotationsRepository(db),
+  mcpToolCalls: mcpToolCallsRepository(db),
+  a2aCalls: a2aCallsRepository(db),
+  budgetActions: budgetActionsRepository(db),
 })
 
 export type Repositories = ReturnType<typeof repositories>

@@ -88,6 +88,8 @@ export interface HarnessOptions {
   providers?: Partial<GatewayConfig['providers']>
   meta?: MetaStore
   upstreamTimeoutMs?: number
+  /** GW_COUNTRY_HEADER: the header that carries the caller's country. */
+  countryHeader?: string
   limiterStore?: LimiterStore
   invalidations?: InvalidationBus
   txtResolver?: (name: string) => Promise<string[][]>
@@ -129,6 +131,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       },
       metaTtlSeconds: 300,
       upstreamTimeoutMs: options.upstreamTimeoutMs ?? 10_000,
+      countryHeader: options.countryHeader,
     },
   }
   const services = createServices(deps)

@@ -1,14 +1,14 @@
-import { and, gte, isNotNull, lte, type SQL, sql } from 'drizzle-orm'
+import { and, isNotNull, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../../auth/principal'
 import { requireTier } from '../../auth/tiers'
 import { badRequest, forbidden, notFound } from '../../errors'
+import { windowScope } from '../../query/filter'
+import type { WindowInput } from '../../query/model'
+import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
 import type { Tables } from '../../store/database'
 import type { Store } from '../../store/store'
-import { requestScope } from '../traffic/filter'
-import type { AnalyticsInput } from './service'
-import { parseWindow } from './time'
 
-export interface GroupedInput extends AnalyticsInput {
+export interface GroupedInput extends WindowInput {
   limit?: number
   offset?: number
 }
@@ -98,18 +98,37 @@ export class GroupedViews {
 
   /** The keys of the properties seen in the window, without the hidden ones. */
   async propertyKeys(principal: Principal, input: GroupedInput) {
-    const { requests } = this.store.schema.tables
-    const keys = await this.store.requests.propertyKeys(this.where(principal, input, () => isNotNull(requests.properties)))
-    const hidden = new Set((await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => p.key))
-    return [...new Set(keys)].filter((k) => !hidden.has(k)).sort()
+    const [counts, hidden] = await Promise.all([
+      this.store.requests.propertyKeyCounts(this.where(principal, input)),
+      this.hiddenKeys(principal),
+    ])
+    return counts
+      .map((c) => c.key)
+      .filter((k) => !hidden.has(k))
+      .sort()
+  }
+
+  /** Per time bucket, how many requests carried each property key (hidden keys left out); every bucket present. */
+  async propertyKeysOverTime(principal: Principal, input: WindowInput) {
+    const window = parseWindow(input, this.now())
+    const [counts, hidden] = await Promise.all([
+      this.store.requests.propertyKeyCounts(this.where(principal, input), bucketSql(this.store.schema, window)),
+      this.hiddenKeys(principal),
+    ])
+    const shown = counts.filter((c) => !hidden.has(c.key))
+    const keys = [...new Set(shown.map((c) => c.key))].sort()
+    const found = new Map(shown.map((c) => [`${c.bucket}|${c.key}`, c.requests]))
+    return bucketsOf(window).map((bucket) => ({
+      time: bucketName(bucket),
+      values: Object.fromEntries(keys.map((k) => [k, found.get(`${bucket}|${k}`) ?? 0])),
+    }))
   }
 
   /** One property's values: searched, or ranked by cost or by requests. A hidden property is not found. */
   async byProperty(principal: Principal, name: string, input: GroupedInput & { search?: string }, order: 'cost' | 'requests') {
     if (!PROPERTY_NAME.test(name)) throw badRequest('a property name is letters, digits, - and _')
     const key = name.toLowerCase()
-    if ((await this.store.savedViews.hiddenProperties(principal.orgId)).some((p) => p.key === key))
-      throw notFound(`property ${name}`)
+    if ((await this.hiddenKeys(principal)).has(key)) throw notFound(`property ${name}`)
     // The key is written into the statement (it passed PROPERTY_NAME above): the expression must be
     // the same in SELECT and GROUP BY, and Postgres tells bound copies apart.
     const value = (t: Requests) =>
@@ -131,17 +150,14 @@ export class GroupedViews {
     requireTier(principal.tier, 'growth', 'The Users feature')
   }
 
-  private where(principal: Principal, input: GroupedInput, extra?: (t: Requests) => SQL | undefined): SQL {
-    const window = parseWindow(input, this.now())
-    const { requests } = this.store.schema.tables
-    const conditions = [
-      requestScope(this.store.schema, principal.orgId, input.filter ?? 'all'),
-      gte(requests.createdAt, window.start),
-      lte(requests.createdAt, window.end),
-    ]
-    const more = extra?.(requests)
-    if (more) conditions.push(more)
-    return and(...conditions) as SQL
+  private async hiddenKeys(principal: Principal): Promise<Set<string>> {
+    return new Set((await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => p.key))
+  }
+
+  private where(principal: Principal, input: WindowInput, extra?: (t: Requests) => SQL | undefined): SQL {
+    const scope = windowScope(this.store.schema, principal.orgId, input.filter, parseWindow(input, this.now()))
+    const more = extra?.(this.store.schema.tables.requests)
+    return more ? (and(scope, more) as SQL) : scope
   }
 
   private async grouped(

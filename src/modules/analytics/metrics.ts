@@ -67,4 +67,6 @@ export const METRICS: Record<string, MetricSpec> = {
   modelsOverTime: { shape: 'breakdown', key: (t) => sql`${t.model}`, overTime: true, measures: { count } },
   requestStatusOverTime: { shape: 'breakdown', key: (t) => sql`${t.status}`, overTime: true, measures: { count } },
   errorBreakdown: { shape: 'breakdown', key: (t) => sql`${t.httpStatus}`, errorsOnly: true, measures: { count } },
+  /** By the country the trusted proxy reported (GW_COUNTRY_HEADER); `null` gathers the unknown. */
+  country: { shape: 'breakdown', key: (t) => sql`${t.country}`, measures: { count, cost } },
 }

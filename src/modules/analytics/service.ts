@@ -1,24 +1,16 @@
-import { and, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../../auth/principal'
 import { notFound } from '../../errors'
 import { priceFor } from '../../gateway/cost/cost'
+import { windowScope } from '../../query/filter'
+import type { WindowInput } from '../../query/model'
+import { bucketName, bucketSql, bucketsOf, parseWindow, type TimeWindow } from '../../query/time'
 import type { Store } from '../../store/store'
-import { requestScope } from '../traffic/filter'
 import { METRICS, type MetricSpec } from './metrics'
-import { bucketSql, bucketsOf, parseWindow, type TimeWindow } from './time'
-
-export interface AnalyticsInput {
-  filter?: unknown
-  timeFilter?: { start?: string; end?: string }
-  timeZoneDifference?: number
-  dbIncrement?: string
-}
 
 type Row = Record<string, unknown>
 
 const numberOf = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
-/** A bucket is named by its local start time, without a zone (it is the caller's local time). */
-const bucketName = (bucket: number): string => new Date(bucket).toISOString().replace('Z', '')
 const QUANTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const
 
 /** Analytics over the request log: the SQL store today, the same answers from ClickHouse later. */
@@ -28,7 +20,7 @@ export class AnalyticsService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async metric(principal: Principal, name: string, input: AnalyticsInput) {
+  async metric(principal: Principal, name: string, input: WindowInput) {
     const spec = METRICS[name]
     if (!spec) throw notFound(`metric ${name}`)
     const window = parseWindow(input, this.now())
@@ -39,44 +31,30 @@ export class AnalyticsService {
   }
 
   /** p50, p90, p95 and p99 of latency and of time to first token, by nearest rank. */
-  async quantiles(principal: Principal, input: AnalyticsInput) {
+  async quantiles(principal: Principal, input: WindowInput) {
     const window = parseWindow(input, this.now())
-    const where = this.where(principal, input.filter, window, { shape: 'scalar', measures: {} })
+    const where = this.where(principal, input.filter, window)
     const { requests } = this.store.schema.tables
-    const out: Record<string, Record<string, number | null>> = {}
-    for (const [field, column] of [
-      ['latencyMs', requests.latencyMs],
-      ['timeToFirstTokenMs', requests.timeToFirstTokenMs],
-    ] as const) {
-      const values = (await this.store.requests.values(sql`${where} and ${column} is not null`, column)).sort((a, b) => a - b)
-      out[field] = Object.fromEntries(
-        Object.entries(QUANTILES).map(([q, p]) => [
-          q,
-          values.length === 0 ? null : (values[Math.max(0, Math.ceil(p * values.length) - 1)] as number),
-        ]),
-      )
+    const of = async (column: AnyColumn) => {
+      const values = await this.store.requests.quantiles(where, column, Object.values(QUANTILES))
+      const [p50, p90, p95, p99] = values as [number | null, number | null, number | null, number | null]
+      return { p50, p90, p95, p99 }
     }
-    return out
+    return { latencyMs: await of(requests.latencyMs), timeToFirstTokenMs: await of(requests.timeToFirstTokenMs) }
   }
 
   /** Scores given to the window's requests, by name (`dashboard/scores/query`). */
-  async scores(principal: Principal, input: AnalyticsInput) {
+  async scores(principal: Principal, input: WindowInput) {
     const window = parseWindow(input, this.now())
-    const stats = await this.store.annotations.scoreStats(
-      this.where(principal, input.filter, window, { shape: 'scalar', measures: {} }),
-      0,
-    )
+    const stats = await this.store.annotations.scoreStats(this.where(principal, input.filter, window), 0)
     return stats.map(({ passed: _passed, ...rest }) => rest).sort((a, b) => a.name.localeCompare(b.name))
   }
 
   /** Pass or fail per score name: a request passes when its score reaches the threshold. */
-  async verdicts(principal: Principal, input: AnalyticsInput & { threshold?: number }) {
+  async verdicts(principal: Principal, input: WindowInput & { threshold?: number }) {
     const window = parseWindow(input, this.now())
     const threshold = input.threshold ?? 0.5
-    const stats = await this.store.annotations.scoreStats(
-      this.where(principal, input.filter, window, { shape: 'scalar', measures: {} }),
-      threshold,
-    )
+    const stats = await this.store.annotations.scoreStats(this.where(principal, input.filter, window), threshold)
     return stats
       .map((s) => ({
         name: s.name,
@@ -89,9 +67,9 @@ export class AnalyticsService {
   }
 
   /** What prompt caching saved: cache reads at the model's cache price instead of its input price. */
-  async cacheSavings(principal: Principal, input: AnalyticsInput) {
+  async cacheSavings(principal: Principal, input: WindowInput) {
     const window = parseWindow(input, this.now())
-    const where = this.where(principal, input.filter, window, { shape: 'scalar', measures: {} })
+    const where = this.where(principal, input.filter, window)
     const { requests } = this.store.schema.tables
     const rows = await this.store.requests.aggregate(
       where,
@@ -110,15 +88,9 @@ export class AnalyticsService {
     return { savings: savedNano / 1e9, cacheReadTokens: rows.reduce((n, r) => n + numberOf(r.cacheReadTokens), 0) }
   }
 
-  private where(principal: Principal, filter: unknown, window: TimeWindow, spec: MetricSpec): SQL {
-    const { requests } = this.store.schema.tables
-    const conditions = [
-      requestScope(this.store.schema, principal.orgId, filter ?? 'all'),
-      gte(requests.createdAt, window.start),
-      lte(requests.createdAt, window.end),
-    ]
-    if (spec.errorsOnly) conditions.push(eq(requests.status, 'error'))
-    return and(...conditions) as SQL
+  private where(principal: Principal, filter: unknown, window: TimeWindow, spec?: MetricSpec): SQL {
+    const scope = windowScope(this.store.schema, principal.orgId, filter, window)
+    return spec?.errorsOnly ? (and(scope, eq(this.store.schema.tables.requests.status, 'error')) as SQL) : scope
   }
 
   private measuresOf(spec: MetricSpec): Record<string, SQL> {

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
+import { ok } from '../../http/schema'
 import type { SavedViewsService } from './service'
 
 const OrgParams = t.Object({ id: t.String() })
@@ -91,6 +92,8 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       async ({ principal }) => ({ data: await views.hiddenProperties(principal), error: null }),
       {
         permission: 'traffic.read',
+        body: t.Optional(t.Object({}, { additionalProperties: false })),
+        response: ok(t.Array(t.Object({ key: t.String(), hiddenAt: t.String({ format: 'date-time' }) }))),
         detail: { summary: 'The hidden properties' },
       },
     )

@@ -1,59 +1,56 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
+import { ErrorEnvelope, ok } from '../../http/schema'
 import type { AnnotationsService } from './annotations'
-import { PAGE_LIMITS, type TrafficService } from './service'
+import type { GatewayTest } from './gateway-test'
+import {
+  CountBody,
+  GatewayTestBody,
+  GatewayTestResult,
+  IdsBody,
+  PAGE_LIMITS,
+  Page,
+  PropertyBody,
+  QueryBody,
+  RatingBody,
+  RequestParams,
+  RequestView,
+  ScoreBody,
+  SessionParams,
+  TagBody,
+} from './model'
+import type { TrafficService } from './service'
 
-const Direction = t.Union([t.Literal('asc'), t.Literal('desc')])
-const QueryBody = (maxLimit: number) =>
-  t.Object(
-    {
-      filter: t.Optional(t.Unknown()),
-      offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
-      limit: t.Optional(t.Integer({ minimum: 1, maximum: maxLimit })),
-      sort: t.Optional(
-        t.Partial(
-          t.Object(
-            { created_at: Direction, latency_ms: Direction, cost: Direction, total_tokens: Direction },
-            { additionalProperties: false },
-          ),
-        ),
-      ),
-      includeBodies: t.Optional(t.Boolean()),
-    },
-    { additionalProperties: false },
-  )
-
-/** Request queries (spec 4.5, `traffic.read`). */
-const Rating = t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
-  error: 'rating must be true/false or a number from -1 to 1',
-})
-const RequestParams = t.Object({ requestId: t.String({ minLength: 1, maxLength: 64 }) })
-const SessionParams = t.Object({ sessionId: t.String({ minLength: 1, maxLength: 200 }) })
+const read = { permission: 'traffic.read' as const }
 const annotate = { permission: 'traffic.annotate' as const }
 
-export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations: AnnotationsService) =>
+/** Request queries (spec 4.5, `traffic.read`), annotations (`traffic.annotate`) and the gateway self-test. */
+export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations: AnnotationsService, test: GatewayTest) =>
   new Elysia({ name: 'traffic-routes' })
     .use(authz)
     .post('/v1/request/query', async ({ principal, body }) => ({ data: await traffic.query(principal, body), error: null }), {
-      permission: 'traffic.read',
+      ...read,
       body: QueryBody(PAGE_LIMITS.request),
+      response: ok(Page),
       detail: { summary: 'Filter requests (wrapper "request"), newest first by default' },
     })
     .post(
       '/v1/request/query-clickhouse',
       async ({ principal, body }) => ({ data: await traffic.query(principal, body, 'request_response_rmt'), error: null }),
       {
-        permission: 'traffic.read',
+        ...read,
         body: QueryBody(PAGE_LIMITS.request_response_rmt),
-        detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages)' },
+        response: ok(Page),
+        detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages, cursor paging)' },
       },
     )
     .post(
       '/v1/request/count/query',
       async ({ principal, body }) => ({ data: await traffic.count(principal, body.filter), error: null }),
       {
-        permission: 'traffic.read',
-        body: t.Object({ filter: t.Optional(t.Unknown()) }, { additionalProperties: false }),
+        ...read,
+        body: CountBody,
+        response: ok(t.Object({ count: t.Number() })),
         detail: { summary: 'Count the requests a filter matches' },
       },
     )
@@ -61,14 +58,9 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       '/v1/request/query-ids',
       async ({ principal, body }) => ({ data: await traffic.byIds(principal, body.requestIds, body.includeBodies), error: null }),
       {
-        permission: 'traffic.read',
-        body: t.Object(
-          {
-            requestIds: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 1_000 }),
-            includeBodies: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
+        ...read,
+        body: IdsBody,
+        response: ok(t.Object({ requests: t.Array(RequestView) })),
         detail: { summary: 'Requests by id' },
       },
     )
@@ -76,11 +68,18 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       '/v1/request/:requestId/assets/:assetId',
       async ({ principal, params }) => ({ data: await traffic.asset(principal, params.requestId, params.assetId), error: null }),
       {
-        permission: 'traffic.read',
+        ...read,
         params: t.Object({ requestId: t.String({ maxLength: 64 }), assetId: t.String({ maxLength: 200 }) }),
-        detail: { summary: "One of a request's assets (none are stored yet)" },
+        response: { 404: ErrorEnvelope },
+        detail: { summary: "One of a request's assets (none are stored yet: always 404)" },
       },
     )
+    .post('/v1/test/gateway-request', async ({ principal, body }) => ({ data: await test.run(principal, body), error: null }), {
+      ...read,
+      body: GatewayTestBody,
+      response: ok(GatewayTestResult),
+      detail: { summary: "One small chat call through the organisation's own gateway path, and its outcome" },
+    })
     .post(
       '/v1/request/:requestId/feedback',
       async ({ principal, params, body }) => ({
@@ -90,7 +89,8 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...annotate,
         params: RequestParams,
-        body: t.Object({ rating: Rating }, { additionalProperties: false }),
+        body: RatingBody,
+        response: ok(t.Object({ requestId: t.String(), rating: t.Number() })),
         detail: { summary: 'Rate a request' },
       },
     )
@@ -103,13 +103,8 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...annotate,
         params: RequestParams,
-        body: t.Object(
-          {
-            name: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', error: 'name must be 1-64 letters, digits, _, . or -' }),
-            value: t.Number(),
-          },
-          { additionalProperties: false },
-        ),
+        body: ScoreBody,
+        response: ok(t.Object({ requestId: t.String(), scores: t.Array(t.Object({ name: t.String(), value: t.Number() })) })),
         detail: { summary: 'Score a request under a name (the latest value counts)' },
       },
     )
@@ -122,13 +117,8 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...annotate,
         params: RequestParams,
-        body: t.Object(
-          {
-            key: t.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', error: 'key must be 1-64 letters, digits, - and _' }),
-            value: t.String({ maxLength: 1000 }),
-          },
-          { additionalProperties: false },
-        ),
+        body: PropertyBody,
+        response: ok(t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })),
         detail: { summary: "Set one of a request's properties" },
       },
     )
@@ -141,7 +131,8 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...annotate,
         params: SessionParams,
-        body: t.Object({ rating: Rating }, { additionalProperties: false }),
+        body: RatingBody,
+        response: ok(t.Object({ sessionId: t.String(), rating: t.Number() })),
         detail: { summary: 'Rate a session' },
       },
     )
@@ -154,7 +145,8 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...annotate,
         params: SessionParams,
-        body: t.Object({ tag: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        body: TagBody,
+        response: ok(t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })),
         detail: { summary: 'Tag a session' },
       },
     )

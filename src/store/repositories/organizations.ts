@@ -7,6 +7,23 @@ export type Tier = (typeof TIERS)[number]
 export const TEAM_VISIBILITY = ['all', 'members'] as const
 export type TeamVisibility = (typeof TEAM_VISIBILITY)[number]
 
+/**
+ * Tables that name an organisation without a foreign key (logs written at volume, where a key would
+ * cost every insert): deleting an organisation deletes their rows explicitly.
+ */
+const ORG_LOGS = [
+  'requestBodies',
+  'requestFlags',
+  'requestFeedback',
+  'requestScores',
+  'sessionFeedback',
+  'sessionTags',
+  'requests',
+  'mcpToolCalls',
+  'a2aCalls',
+  'budgetActions',
+] as const
+
 export interface Organization {
   id: string
   name: string
@@ -16,10 +33,7 @@ export interface Organization {
   createdAt: Date
 }
 
-export const organizationsRepository = ({
-  orm,
-  tables: { organizations, requests, requestBodies, requestFeedback, requestScores, sessionFeedback, sessionTags, auditLog },
-}: Database) => ({
+export const organizationsRepository = ({ orm, tables: { organizations, auditLog, ...tables } }: Database) => ({
   async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
     await orm.insert(organizations).values(org)
   },
@@ -29,15 +43,10 @@ export const organizationsRepository = ({
   },
   /**
    * Deletes the organisation and everything of it: the tables that reference it go by cascade, the
-   * logs that only name it (requests, bodies, feedback, audit) are deleted here. Run it in a transaction.
+   * logs that only name it (ORG_LOGS and the audit log) are deleted here. Run it in a transaction.
    */
   async deleteWithData(id: string): Promise<boolean> {
-    await orm.delete(requestBodies).where(eq(requestBodies.orgId, id))
-    await orm.delete(requestFeedback).where(eq(requestFeedback.orgId, id))
-    await orm.delete(requestScores).where(eq(requestScores.orgId, id))
-    await orm.delete(sessionFeedback).where(eq(sessionFeedback.orgId, id))
-    await orm.delete(sessionTags).where(eq(sessionTags.orgId, id))
-    await orm.delete(requests).where(eq(requests.orgId, id))
+    for (const name of ORG_LOGS) await orm.delete(tables[name]).where(eq(tables[name].orgId, id))
     await orm.delete(auditLog).where(eq(auditLog.orgId, id))
     const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
     return rows.length > 0

@@ -1,6 +1,7 @@
-import { and, eq, or, type SQL, sql } from 'drizzle-orm'
-import { badRequest } from '../../errors'
-import type { Database, Tables } from '../../store/database'
+import { and, eq, gte, lte, or, type SQL, sql } from 'drizzle-orm'
+import { badRequest } from '../errors'
+import type { Database, Tables } from '../store/database'
+import type { TimeWindow } from './time'
 
 /**
  * The request filter language of spec 2.5, compiled to SQL with bound parameters only. A leaf is
@@ -32,6 +33,7 @@ export const FIELDS: Record<string, Field> = {
   status: { type: 'text', column: (t) => t.status },
   gateway_mode: { type: 'text', column: (t) => t.gatewayMode },
   error: { type: 'text', column: (t) => t.error },
+  country: { type: 'text', column: (t) => t.country },
   http_status: { type: 'number', column: (t) => t.httpStatus },
   latency_ms: { type: 'number', column: (t) => t.latencyMs },
   time_to_first_token_ms: { type: 'number', column: (t) => t.timeToFirstTokenMs },
@@ -189,6 +191,12 @@ export function requestScope(db: Db, orgId: string, filter: unknown, wrapper: Wr
   const compiled = compileFilter(db, filter, wrapper)
   const scope = eq(db.tables.requests.orgId, orgId)
   return (compiled ? and(scope, compiled) : scope) as SQL
+}
+
+/** The organisation's requests a filter selects within a time window: the condition of every traffic view. */
+export function windowScope(db: Db, orgId: string, filter: unknown, window: Pick<TimeWindow, 'start' | 'end'>): SQL {
+  const { createdAt } = db.tables.requests
+  return and(requestScope(db, orgId, filter ?? 'all'), gte(createdAt, window.start), lte(createdAt, window.end)) as SQL
 }
 
 /** The fields a filter mentions, for feature gates (filtering by user needs the Users feature). */

@@ -1,10 +1,12 @@
 /**
- * Finding and redacting personal data and secrets in text (stored bodies; later the security views).
+ * Finding and redacting personal data and secrets in text: stored bodies are redacted with it, and the
+ * security scan counts what it finds.
  * The rules are data: a kind, a pattern, and for card numbers a Luhn check that keeps ordinary long
  * numbers (timestamps, ids) out. Values are replaced by `[redacted:<kind>]`; nothing found is ever
  * logged or returned, only counted.
  */
-export type PiiKind = 'email' | 'phone' | 'card' | 'secret'
+export const PII_KINDS = ['email', 'phone', 'card', 'secret'] as const
+export type PiiKind = (typeof PII_KINDS)[number]
 
 interface Rule {
   kind: PiiKind

@@ -1,6 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm'
-import { badRequest } from '../../errors'
-import type { Database } from '../../store/database'
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
+import { badRequest } from '../errors'
+import type { Database } from '../store/database'
 
 /**
  * Time buckets for series. A bucket is named by the local start time of its interval (the caller's
@@ -40,6 +40,9 @@ export function bucketOf(at: number, window: TimeWindow): number {
   return Math.floor((local + shift) / size) * size - shift
 }
 
+/** A bucket is named by its local start time, without a zone (it is the caller's local time). */
+export const bucketName = (bucket: number): string => new Date(bucket).toISOString().replace('Z', '')
+
 /** Every bucket from the one holding `start` to the one holding `end`, in order. */
 export function bucketsOf(window: TimeWindow): number[] {
   const out: number[] = []
@@ -61,9 +64,12 @@ export function bucketsOf(window: TimeWindow): number[] {
   return out
 }
 
-/** The same bucket key computed in SQL, per dialect, from `created_at`. */
-export function bucketSql(db: Pick<Database, 'dialect' | 'tables'>, window: TimeWindow): SQL {
-  const column = db.tables.requests.createdAt
+/** The same bucket key computed in SQL, per dialect, from a time column (the request log's `created_at` unless named). */
+export function bucketSql(
+  db: Pick<Database, 'dialect' | 'tables'>,
+  window: TimeWindow,
+  column: AnyColumn = db.tables.requests.createdAt,
+): SQL {
   // Written into the statement, not bound: the same expression must appear in SELECT and GROUP BY,
   // and Postgres tells bound copies apart. They are integers computed here from checked input.
   const int = (n: number): SQL => {

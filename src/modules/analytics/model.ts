@@ -1,0 +1,77 @@
+import { type TSchema, t } from 'elysia'
+import { Maybe, SeriesPoint, windowBodyWith } from '../../query/model'
+import type { MetricSpec } from './metrics'
+
+/** What a metric of the table answers, derived from its spec so the document says what the code does. */
+export function metricSchema(spec: MetricSpec): TSchema {
+  const measures = Object.fromEntries(
+    Object.entries(spec.measures).map(([name, m]) => [name, m.empty === null ? Maybe(t.Number()) : t.Number()]),
+  )
+  if (spec.shape === 'scalar') return t.Object(measures)
+  if (spec.shape === 'series') return t.Array(SeriesPoint(measures))
+  if (!spec.overTime) return t.Array(t.Object({ key: Maybe(t.String()), ...measures }))
+  return t.Array(SeriesPoint({ values: t.Record(t.String(), t.Object(measures)) }))
+}
+
+const Quantiles = t.Object({ p50: Maybe(t.Number()), p90: Maybe(t.Number()), p95: Maybe(t.Number()), p99: Maybe(t.Number()) })
+export const QuantilesResult = t.Object({ latencyMs: Quantiles, timeToFirstTokenMs: Quantiles })
+
+export const CacheSavingsResult = t.Object({
+  savings: t.Number({ description: 'USD' }),
+  cacheReadTokens: t.Number(),
+})
+
+export const ScoresResult = t.Array(
+  t.Object({ name: t.String(), count: t.Number(), average: t.Number(), min: t.Number(), max: t.Number() }),
+)
+
+export const VerdictsBody = windowBodyWith({
+  threshold: t.Optional(t.Number({ description: 'a request passes when its score reaches it; 0.5 by default' })),
+})
+export const VerdictsResult = t.Array(
+  t.Object({
+    name: t.String(),
+    threshold: t.Number(),
+    passed: t.Number(),
+    failed: t.Number(),
+    passRate: Maybe(t.Number()),
+  }),
+)
+
+/** The body of the grouped views: the window, a page, and the route's own choices. */
+export const GroupedBody = windowBodyWith({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000 })),
+  offset: t.Optional(t.Integer({ minimum: 0 })),
+  groupBy: t.Optional(
+    t.String({ maxLength: 80, description: 'spend/by: model, provider, user, api_key, path or property:<name>' }),
+  ),
+  search: t.Optional(t.String({ maxLength: 200, description: "property search: a substring of the property's values" })),
+})
+
+export const PropertyAggregationBody = windowBodyWith({
+  property: t.String({ maxLength: 64, description: 'the property whose values the requests are grouped by' }),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000 })),
+  offset: t.Optional(t.Integer({ minimum: 0 })),
+})
+
+export const PropertyParams = t.Object({ propertyKey: t.String({ maxLength: 64 }) })
+
+/** One group of a grouped view. */
+export const Group = t.Object({
+  key: Maybe(t.String()),
+  requests: t.Number(),
+  cost: t.Number({ description: 'USD' }),
+  tokens: t.Number(),
+  errors: t.Number(),
+  averageLatencyMs: Maybe(t.Number()),
+  firstAt: t.String({ format: 'date-time' }),
+  lastAt: t.String({ format: 'date-time' }),
+})
+
+export const UsersOverview = t.Object({
+  users: t.Number(),
+  requestsPerUser: Maybe(t.Number()),
+  costPerUser: Maybe(t.Number({ description: 'USD' })),
+})
+
+export const KeysOverTime = t.Array(SeriesPoint({ values: t.Record(t.String(), t.Number()) }))

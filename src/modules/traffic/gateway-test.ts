@@ -1,0 +1,70 @@
+import type { Principal } from '../../auth/principal'
+import { requireGatewayScope } from '../../auth/scopes'
+import type { GatewayCall } from '../../gateway/gateway'
+import type { MetaStore } from '../../gateway/meta/store'
+
+export interface GatewayTestDeps {
+  dispatch(call: GatewayCall): Promise<Response>
+  meta: MetaStore
+  now?: () => number
+}
+
+/** The record of a test call carries this property, so it can be told apart from real traffic (and filtered out). */
+export const TEST_PROPERTY = 'gw-test'
+
+/**
+ * `POST /v1/test/gateway-request`: one small chat call through the organisation's own gateway path
+ * (its keys, limits, credits and log, exactly as a real call), reported as an outcome. It spends what
+ * such a call costs, and it is logged like any other, with the property `gw-test: true`.
+ */
+export class GatewayTest {
+  private readonly now: () => number
+
+  constructor(private readonly deps: GatewayTestDeps) {
+    this.now = deps.now ?? Date.now
+  }
+
+  async run(principal: Principal, input: { model: string; prompt?: string }) {
+    // traffic.read lets a key ask for the test; the call itself needs what a gateway call needs.
+    requireGatewayScope(principal)
+    const path = '/v1/chat/completions'
+    const bodyText = JSON.stringify({
+      model: input.model,
+      messages: [{ role: 'user', content: input.prompt ?? 'ping' }],
+      max_tokens: 16,
+    })
+    const request = new Request(`http://gw.internal${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [`gw-property-${TEST_PROPERTY}`]: 'true' },
+      body: bodyText,
+    })
+    const started = this.now()
+    const response = await this.deps.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined })
+    const latencyMs = this.now() - started
+    const text = await response.text()
+    const requestId = response.headers.get('Gw-Id') ?? ''
+    const meta = (await this.deps.meta.get(requestId))?.meta
+    return {
+      ok: response.ok,
+      requestId,
+      httpStatus: response.status,
+      provider: response.headers.get('Gw-Provider') ?? 'unknown',
+      model: response.headers.get('Gw-Model') ?? input.model,
+      gatewayMode: response.headers.get('Gw-Gateway-Mode') ?? 'passthrough',
+      latencyMs,
+      cost: meta?.requestCost ?? null,
+      error: response.ok ? null : errorMessage(text, response.status),
+    }
+  }
+}
+
+/** The provider's or the gateway's error message, in either SDK's error shape. */
+function errorMessage(text: string, status: number): string {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message
+    if (typeof message === 'string') return message
+  } catch {
+    // not JSON: say what status came back
+  }
+  return `the gateway answered ${status}`
+}

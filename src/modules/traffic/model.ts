@@ -1,0 +1,130 @@
+import { t } from 'elysia'
+import { oneOf } from '../../http/schema'
+import { Maybe } from '../../query/model'
+
+/** Interactive pages stay small; bulk export pages are larger. */
+export const PAGE_LIMITS = { request: 1_000, request_response_rmt: 10_000 } as const
+
+const Direction = oneOf(['asc', 'desc'])
+
+export const QueryBody = (maxLimit: number) =>
+  t.Object(
+    {
+      filter: t.Optional(t.Unknown({ description: 'a request filter (spec 2.5), or "all"' })),
+      offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+      limit: t.Optional(t.Integer({ minimum: 1, maximum: maxLimit, description: '100 by default' })),
+      sort: t.Optional(
+        t.Partial(
+          t.Object(
+            { created_at: Direction, latency_ms: Direction, cost: Direction, total_tokens: Direction },
+            { additionalProperties: false, description: 'one field; created_at desc by default' },
+          ),
+        ),
+      ),
+      cursor: t.Optional(
+        t.String({
+          maxLength: 200,
+          description: 'the nextCursor of the previous page: keyset paging, for sorts by created_at, without offset',
+        }),
+      ),
+      includeBodies: t.Optional(t.Boolean()),
+    },
+    { additionalProperties: false },
+  )
+
+export const CountBody = t.Object({ filter: t.Optional(t.Unknown()) }, { additionalProperties: false })
+
+export const IdsBody = t.Object(
+  {
+    requestIds: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 1_000 }),
+    includeBodies: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+const Nullable = {
+  string: Maybe(t.String()),
+  number: Maybe(t.Number()),
+}
+
+/** One request of the log as the query routes show it; costs in USD. */
+export const RequestView = t.Object({
+  id: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+  provider: t.String(),
+  model: t.String(),
+  path: t.String(),
+  status: oneOf(['success', 'error']),
+  httpStatus: t.Number(),
+  gatewayMode: Maybe(oneOf(['passthrough', 'translated'])),
+  translationWarning: Nullable.string,
+  userId: Nullable.string,
+  sessionId: Nullable.string,
+  apiKeyId: Nullable.string,
+  country: Nullable.string,
+  properties: t.Record(t.String(), t.String()),
+  latencyMs: Nullable.number,
+  timeToFirstTokenMs: Nullable.number,
+  tokens: t.Object({
+    prompt: Nullable.number,
+    completion: Nullable.number,
+    cacheRead: Nullable.number,
+    cacheWrite: Nullable.number,
+    total: Nullable.number,
+  }),
+  cost: Nullable.number,
+  costNote: Nullable.string,
+  estimatedCost: Nullable.number,
+  ptb: t.Boolean(),
+  error: Nullable.string,
+  body: t.Optional(t.Object({ request: t.String(), response: Nullable.string, truncated: t.Boolean() })),
+})
+
+export const Page = t.Object({
+  requests: t.Array(RequestView),
+  offset: t.Number(),
+  limit: t.Number(),
+  nextCursor: Maybe(t.String({ description: 'pass it as cursor for the next page; null on the last page' })),
+})
+
+export const Rating = t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
+  error: 'rating must be true/false or a number from -1 to 1',
+})
+export const RequestParams = t.Object({ requestId: t.String({ minLength: 1, maxLength: 64 }) })
+export const SessionParams = t.Object({ sessionId: t.String({ minLength: 1, maxLength: 200 }) })
+export const RatingBody = t.Object({ rating: Rating }, { additionalProperties: false })
+export const ScoreBody = t.Object(
+  {
+    name: t.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', error: 'name must be 1-64 letters, digits, _, . or -' }),
+    value: t.Number(),
+  },
+  { additionalProperties: false },
+)
+export const PropertyBody = t.Object(
+  {
+    key: t.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', error: 'key must be 1-64 letters, digits, - and _' }),
+    value: t.String({ maxLength: 1000 }),
+  },
+  { additionalProperties: false },
+)
+export const TagBody = t.Object({ tag: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false })
+
+export const GatewayTestBody = t.Object(
+  {
+    model: t.String({ minLength: 1, maxLength: 200, description: 'as a gateway call names it, e.g. gpt-4o or openai/llama3' }),
+    prompt: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: '"ping" by default' })),
+  },
+  { additionalProperties: false },
+)
+
+export const GatewayTestResult = t.Object({
+  ok: t.Boolean({ description: 'the provider answered successfully through the gateway path' }),
+  requestId: t.String(),
+  httpStatus: t.Number(),
+  provider: t.String(),
+  model: t.String(),
+  gatewayMode: t.String(),
+  latencyMs: t.Number(),
+  cost: Nullable.number,
+  error: Nullable.string,
+})
