@@ -23,6 +23,12 @@ export const PERMISSIONS = [
 
 export type Permission = (typeof PERMISSIONS)[number]
 
+/**
+ * Permissions whose routes only read, whatever their method: their POST routes carry filters in the
+ * body, and change nothing, so they are not audited as writes (they would flood the audit log).
+ */
+export const READ_ONLY_PERMISSIONS: ReadonlySet<Permission> = new Set(['traffic.read', 'reports.read', 'audit.read'])
+
 export const isPermission = (value: string): value is Permission => (PERMISSIONS as readonly string[]).includes(value)
 
 export const BUILT_IN_ROLES = ['owner', 'admin', 'member'] as const

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AuditRecorder } from '../audit/recorder'
 import type { Authenticator } from '../auth/authenticator'
-import { MEMBER_PERMISSIONS, type Permission } from '../auth/permissions'
+import { MEMBER_PERMISSIONS, type Permission, READ_ONLY_PERMISSIONS } from '../auth/permissions'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { forbidden, notFound } from '../errors'
@@ -99,7 +99,7 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
     permission: (permission: Permission) => ({
       detail: { ...bearer, 'x-permission': permission } as Record<string, unknown>,
       ...hooks(permission),
-      mapResponse: audit,
+      ...(READ_ONLY_PERMISSIONS.has(permission) ? {} : { mapResponse: audit }),
     }),
     gateway: (_enabled: true) => ({
       detail: { ...bearer, 'x-scope': 'gateway' } as Record<string, unknown>,
