@@ -1,6 +1,7 @@
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
 import { badRequest } from '../errors'
 import type { Database } from '../store/database'
+import type { Grouping } from '../store/grouping'
 
 /**
  * Time buckets for series. A bucket is named by the local start time of its interval (the caller's
@@ -43,55 +44,78 @@ export function bucketOf(at: number, window: TimeWindow): number {
 /** A bucket is named by its local start time, without a zone (it is the caller's local time). */
 export const bucketName = (bucket: number): string => new Date(bucket).toISOString().replace('Z', '')
 
+/** The key of the bucket after `bucket`. */
+const nextBucket = (bucket: number, increment: Increment): number => {
+  if (increment !== 'month') return bucket + FIXED_MS[increment]
+  const d = new Date(bucket)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+}
+
 /** Every bucket from the one holding `start` to the one holding `end`, in order. */
 export function bucketsOf(window: TimeWindow): number[] {
   const out: number[] = []
-  let bucket = bucketOf(window.start.getTime(), window)
   const last = bucketOf(window.end.getTime(), window)
-  while (bucket <= last) {
+  for (let bucket = bucketOf(window.start.getTime(), window); bucket <= last; bucket = nextBucket(bucket, window.increment)) {
     out.push(bucket)
     if (out.length > MAX_BUCKETS)
       throw badRequest(
         `the time range holds more than ${MAX_BUCKETS} buckets of a ${window.increment}; choose a larger dbIncrement`,
       )
-    if (window.increment === 'month') {
-      const d = new Date(bucket)
-      bucket = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
-    } else {
-      bucket += FIXED_MS[window.increment]
-    }
   }
   return out
 }
 
-/** The same bucket key computed in SQL, per dialect, from a time column (the request log's `created_at` unless named). */
+/**
+ * Each bucket's key and the instants (ms, UTC) it covers, from (inclusive) up to (exclusive), cut to
+ * the window: for queries that read one range of the time index a bucket.
+ */
+export function bucketRanges(window: TimeWindow): Array<{ key: number; from: number; to: number }> {
+  const offset = window.offsetMinutes * 60_000
+  const [start, end] = [window.start.getTime(), window.end.getTime() + 1]
+  return bucketsOf(window).map((key) => ({
+    key,
+    from: Math.max(key - offset, start),
+    to: Math.min(nextBucket(key, window.increment) - offset, end),
+  }))
+}
+
+/**
+ * The bucket key computed in SQL, per dialect, from a time column (the request log's `created_at`
+ * unless named), selected as ms like `bucketOf`. On Postgres the rows are grouped by a cheap timestamp
+ * and each group's timestamp is turned into the key, a conversion per bucket instead of per row (2.5x
+ * faster on a million rows, bench/results/2026-11-22-traffic.md).
+ */
 export function bucketSql(
   db: Pick<Database, 'dialect' | 'tables'>,
   window: TimeWindow,
   column: AnyColumn = db.tables.requests.createdAt,
-): SQL {
+): Grouping {
   // Written into the statement, not bound: the same expression must appear in SELECT and GROUP BY,
   // and Postgres tells bound copies apart. They are integers computed here from checked input.
   const int = (n: number): SQL => {
     if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`)
     return sql.raw(String(n))
   }
-  const offset = int(window.offsetMinutes * 60_000)
-  const epochMs = db.dialect === 'postgres' ? sql`(floor(extract(epoch from ${column}) * 1000)::bigint)` : sql`${column}`
+  const offsetMs = window.offsetMinutes * 60_000
+  const weekShift = window.increment === 'week' ? WEEK_SHIFT_MS : 0
+  if (db.dialect === 'postgres') {
+    // The instant the local bucket starts at; its key is that instant plus the offset.
+    const start =
+      window.increment === 'month'
+        ? sql`((date_trunc('month', (${column} at time zone 'UTC') + interval '${int(offsetMs)} milliseconds') - interval '${int(offsetMs)} milliseconds') at time zone 'UTC')`
+        : sql`date_bin(interval '${int(FIXED_MS[window.increment])} milliseconds', ${column}, timestamptz 'epoch' - interval '${int(offsetMs + weekShift)} milliseconds')`
+    return { groupBy: start, select: sql`(extract(epoch from ${start}) * 1000)::bigint + ${int(offsetMs)}` }
+  }
   if (window.increment === 'month') {
     // The local first of the month, as ms since the epoch at UTC midnight.
-    return db.dialect === 'postgres'
-      ? sql`(extract(epoch from date_trunc('month', to_timestamp((${epochMs} + ${offset}) / 1000.0) at time zone 'UTC')) * 1000)::bigint`
-      : sql`(cast(strftime('%s', date((${epochMs} + ${offset}) / 1000, 'unixepoch', 'start of month')) as integer) * 1000)`
+    const key = sql`(cast(strftime('%s', date((${column} + ${int(offsetMs)}) / 1000, 'unixepoch', 'start of month')) as integer) * 1000)`
+    return { select: key, groupBy: key }
   }
   const size = int(FIXED_MS[window.increment])
-  const rawShift = window.increment === 'week' ? WEEK_SHIFT_MS : 0
-  const shifted = int(window.offsetMinutes * 60_000 + rawShift)
-  const shift = int(rawShift)
+  const shifted = int(offsetMs + weekShift)
   // Integer floor division that is right for instants before 1970 too.
-  return db.dialect === 'postgres'
-    ? sql`(floor((${epochMs} + ${shifted})::numeric / ${size}) * ${size} - ${shift})::bigint`
-    : sql`((${epochMs} + ${shifted}) - (((${epochMs} + ${shifted}) % ${size}) + ${size}) % ${size} - ${shift})`
+  const key = sql`((${column} + ${shifted}) - (((${column} + ${shifted}) % ${size}) + ${size}) % ${size} - ${int(weekShift)})`
+  return { select: key, groupBy: key }
 }
 
 export function parseWindow(

@@ -2,9 +2,10 @@ import { type AnyColumn, and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../../auth/principal'
 import { notFound } from '../../errors'
 import { priceFor } from '../../gateway/cost/cost'
-import { windowScope } from '../../query/filter'
+import { requestScope, windowScope } from '../../query/filter'
 import type { WindowInput } from '../../query/model'
-import { bucketName, bucketSql, bucketsOf, parseWindow, type TimeWindow } from '../../query/time'
+import { bucketName, bucketRanges, bucketSql, bucketsOf, parseWindow, type TimeWindow } from '../../query/time'
+import type { Grouping } from '../../store/grouping'
 import type { Store } from '../../store/store'
 import { METRICS, type MetricSpec } from './metrics'
 
@@ -24,9 +25,9 @@ export class AnalyticsService {
     const spec = METRICS[name]
     if (!spec) throw notFound(`metric ${name}`)
     const window = parseWindow(input, this.now())
+    if (spec.shape === 'series') return this.series(spec, this.scope(principal, input.filter, spec), window)
     const where = this.where(principal, input.filter, window, spec)
     if (spec.shape === 'scalar') return this.scalar(spec, where)
-    if (spec.shape === 'series') return this.series(spec, where, window)
     return this.breakdown(spec, where, window)
   }
 
@@ -89,7 +90,15 @@ export class AnalyticsService {
   }
 
   private where(principal: Principal, filter: unknown, window: TimeWindow, spec?: MetricSpec): SQL {
-    const scope = windowScope(this.store.schema, principal.orgId, filter, window)
+    return this.narrowed(windowScope(this.store.schema, principal.orgId, filter, window), spec)
+  }
+
+  /** Without the time window: a series reads each bucket's own range of it. */
+  private scope(principal: Principal, filter: unknown, spec: MetricSpec): SQL {
+    return this.narrowed(requestScope(this.store.schema, principal.orgId, filter ?? 'all'), spec)
+  }
+
+  private narrowed(scope: SQL, spec: MetricSpec | undefined): SQL {
     return spec?.errorsOnly ? (and(scope, eq(this.store.schema.tables.requests.status, 'error')) as SQL) : scope
   }
 
@@ -113,10 +122,10 @@ export class AnalyticsService {
     return this.shown(spec, row)
   }
 
-  private async series(spec: MetricSpec, where: SQL, window: TimeWindow) {
-    const rows = await this.store.requests.aggregate(
-      where,
-      { bucket: bucketSql(this.store.schema, window) },
+  private async series(spec: MetricSpec, scope: SQL, window: TimeWindow) {
+    const rows = await this.store.requests.series(
+      scope,
+      { grouping: bucketSql(this.store.schema, window), ranges: bucketRanges(window) },
       this.measuresOf(spec),
     )
     const byBucket = new Map(rows.map((r) => [numberOf(r.bucket), r]))
@@ -126,7 +135,7 @@ export class AnalyticsService {
   private async breakdown(spec: MetricSpec, where: SQL, window: TimeWindow) {
     const { requests } = this.store.schema.tables
     const key = (spec.key as NonNullable<MetricSpec['key']>)(requests)
-    const groups: Record<string, SQL> = spec.overTime ? { key, bucket: bucketSql(this.store.schema, window) } : { key }
+    const groups: Record<string, SQL | Grouping> = spec.overTime ? { key, bucket: bucketSql(this.store.schema, window) } : { key }
     const rows = await this.store.requests.aggregate(where, groups, this.measuresOf(spec))
     if (!spec.overTime) return rows.map((r) => ({ key: r.key === null ? null : String(r.key), ...this.shown(spec, r) }))
     const keys = [...new Set(rows.map((r) => String(r.key)))].sort()

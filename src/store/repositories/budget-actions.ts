@@ -1,5 +1,6 @@
 import { and, count, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
+import type { Grouping } from '../grouping'
 import type { CallWindow } from './calls'
 
 /** What a budget did when it was reached; the budget enforcer (a later feature) writes these. */
@@ -23,18 +24,18 @@ export const budgetActionsRepository = ({ orm, tables: { budgetActions: actions 
       await orm.insert(actions).values(action)
     },
     /** Per action and scope (and per time bucket when given): how many, and the spend that set them off. */
-    async counts(w: CallWindow, bucket?: SQL) {
+    async counts(w: CallWindow, bucket?: Grouping) {
       const rows = await orm
         .select({
           action: actions.action,
           scope: actions.scope,
-          ...(bucket ? { bucket } : {}),
+          ...(bucket ? { bucket: bucket.select } : {}),
           count: count(),
           amountNano: sql<number>`coalesce(sum(${actions.amountNano}), 0)`,
         })
         .from(actions)
         .where(inWindow(w))
-        .groupBy(...(bucket ? [actions.action, actions.scope, bucket] : [actions.action, actions.scope]))
+        .groupBy(...(bucket ? [actions.action, actions.scope, bucket.groupBy] : [actions.action, actions.scope]))
       return rows.map((r) => ({
         action: r.action,
         scope: r.scope,

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
+import type { Grouping } from '../grouping'
 
 /** A security finding of one request (src/security/scan.ts), as stored: counts, never the matched text. */
 export interface RequestFlag {
@@ -31,11 +32,11 @@ export const requestFlagsRepository = ({ orm, tables: { requestFlags, requests }
       }
     },
     /** Per category (and per `bucket` when given) over one kind of flag: the requests flagged and the occurrences. */
-    async counts(where: SQL, kind: RequestFlag['kind'], bucket?: SQL) {
-      const groups = bucket ? [requestFlags.category, bucket] : [requestFlags.category]
+    async counts(where: SQL, kind: RequestFlag['kind'], bucket?: Grouping) {
+      const groups = bucket ? [requestFlags.category, bucket.groupBy] : [requestFlags.category]
       const rows = await joined({
         category: sql`${requestFlags.category}`,
-        ...(bucket ? { bucket } : {}),
+        ...(bucket ? { bucket: bucket.select } : {}),
         requests: sql`count(*)`,
         occurrences: sql`coalesce(sum(${requestFlags.occurrences}), 0)`,
       })
@@ -49,12 +50,12 @@ export const requestFlagsRepository = ({ orm, tables: { requestFlags, requests }
       }))
     },
     /** How many distinct requests carry a flag of the kind (per `bucket` when given). */
-    async flaggedRequests(where: SQL, kind: RequestFlag['kind'], bucket?: SQL) {
+    async flaggedRequests(where: SQL, kind: RequestFlag['kind'], bucket?: Grouping) {
       const query = joined({
-        ...(bucket ? { bucket } : {}),
+        ...(bucket ? { bucket: bucket.select } : {}),
         requests: sql`count(distinct ${requestFlags.requestId})`,
       }).where(and(where, eq(requestFlags.kind, kind)))
-      const rows = await (bucket ? query.groupBy(bucket) : query)
+      const rows = await (bucket ? query.groupBy(bucket.groupBy) : query)
       return rows.map((r) => ({
         bucket: r.bucket === undefined ? undefined : Number(r.bucket),
         requests: Number(r.requests),

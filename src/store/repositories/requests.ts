@@ -1,5 +1,6 @@
-import { type AnyColumn, and, asc, count, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm'
+import { type AnyColumn, and, asc, count, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
+import { type Grouping, grouping } from '../grouping'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
 export interface RequestRecord {
@@ -52,6 +53,17 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
   }
+  /** Grouped aggregates: `groups` and `measures` name SQL expressions built by the analytics module. */
+  const aggregate = async (
+    where: SQL,
+    groups: Record<string, SQL | Grouping>,
+    measures: Record<string, SQL>,
+  ): Promise<Array<Record<string, unknown>>> => {
+    const keys = Object.entries(groups).map(([name, g]) => [name, grouping(g)] as const)
+    const selection = { ...Object.fromEntries(keys.map(([name, g]) => [name, g.select])), ...measures }
+    const query = orm.select(selection).from(requests).where(where)
+    return (keys.length > 0 ? query.groupBy(...keys.map(([, g]) => g.groupBy)) : query) as Promise<Array<Record<string, unknown>>>
+  }
   return {
     async insertMany(records: readonly RequestRecord[]): Promise<void> {
       for (let i = 0; i < records.length; i += BATCH_ROWS) {
@@ -79,16 +91,36 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
         .limit(query.limit)
         .offset(query.offset)
     },
-    /** Grouped aggregates: `groups` and `measures` name SQL expressions built by the analytics module. */
-    async aggregate(
-      where: SQL,
-      groups: Record<string, SQL>,
+    aggregate,
+    /**
+     * Measures per time bucket over the rows `scope` selects within the buckets' ranges (which cover the
+     * window), as rows `{bucket, ...measures}`; buckets without rows are absent. SQLite, which has no
+     * hash aggregate, would sort every row by its bucket: it reads each bucket's range of the time
+     * index instead (3x faster on a million rows). Postgres groups by the bucket.
+     */
+    async series(
+      scope: SQL,
+      buckets: { grouping: Grouping; ranges: ReadonlyArray<{ key: number; from: number; to: number }> },
       measures: Record<string, SQL>,
     ): Promise<Array<Record<string, unknown>>> {
-      const selection = { ...groups, ...measures } as Record<string, SQL>
-      const query = orm.select(selection).from(requests).where(where)
-      const keys = Object.values(groups)
-      return (keys.length > 0 ? query.groupBy(...keys) : query) as Promise<Array<Record<string, unknown>>>
+      const first = buckets.ranges[0]
+      const last = buckets.ranges.at(-1)
+      if (!first || !last) return []
+      if (dialect === 'postgres') {
+        const window = and(scope, gte(requests.createdAt, new Date(first.from)), lt(requests.createdAt, new Date(last.to)))
+        return aggregate(window as SQL, { bucket: buckets.grouping }, measures)
+      }
+      // Only the bucket's own bounds on created_at: given the window's too, SQLite may pick those for
+      // the index range and read the whole window once per bucket.
+      const names = Object.keys(measures)
+      const ranges = JSON.stringify(buckets.ranges.map((r) => [r.key, r.from, r.to]))
+      const rows = await all<{ bucket: number; m: string | null }>(
+        sql`select b.value ->> 0 as bucket, (select json_array(${sql.join(Object.values(measures), sql`, `)}) from ${requests} where ${scope} and ${requests.createdAt} >= b.value ->> 1 and ${requests.createdAt} < b.value ->> 2) as m from json_each(${ranges}) as b`,
+      )
+      return rows.map((r) => {
+        const values = JSON.parse(r.m ?? '[]') as unknown[]
+        return { bucket: r.bucket, ...Object.fromEntries(names.map((name, i) => [name, values[i] ?? null])) }
+      })
     },
     /**
      * Quantiles of a column over the matching rows by nearest rank (the value at rank ceil(p * n) of the
@@ -115,14 +147,14 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
      * Per property key of the matching rows (and per time bucket, when one is given): how many rows
      * carry it. The keys of a JSON object are read differently per dialect.
      */
-    async propertyKeyCounts(where: SQL, bucket?: SQL): Promise<Array<{ key: string; bucket?: number; requests: number }>> {
+    async propertyKeyCounts(where: SQL, bucket?: Grouping): Promise<Array<{ key: string; bucket?: number; requests: number }>> {
       const keys =
         dialect === 'postgres'
           ? sql`${requests} cross join lateral jsonb_object_keys(${requests.properties}) as k(key)`
           : sql`${requests}, json_each(${requests.properties}) as k`
       const rows = await all<{ key: string; bucket?: unknown; requests: unknown }>(
         bucket
-          ? sql`select k.key as key, ${bucket} as bucket, count(*) as requests from ${keys} where ${where} group by k.key, ${bucket}`
+          ? sql`select k.key as key, ${bucket.select} as bucket, count(*) as requests from ${keys} where ${where} group by k.key, ${bucket.groupBy}`
           : sql`select k.key as key, count(*) as requests from ${keys} where ${where} group by k.key`,
       )
       return rows.map((r) => ({
