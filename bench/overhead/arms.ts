@@ -1,0 +1,127 @@
+/**
+ * The four ways to reach the same fake provider: directly, through nginx, through gw and through
+ * Portkey's open-source gateway. Each arm is a URL and the headers its users would send.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import type { Settings } from './config'
+import { gwBinary, gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
+import { freePort, start, waitForHttp } from './processes'
+
+export const ARM_NAMES = ['direct', 'nginx', 'gw', 'portkey'] as const
+export type ArmName = (typeof ARM_NAMES)[number]
+
+export interface Arm {
+  name: ArmName
+  /** Where to POST a chat completion. */
+  url: string
+  headers: Record<string, string>
+}
+
+export interface Running {
+  arms: Arm[]
+  fakePort: number
+  gw: Subprocess
+  gwLog: string
+}
+
+const PATH = '/v1/chat/completions'
+const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-type': 'application/json' }
+/** Any answer at all: the server is listening. */
+const anyAnswer = () => true
+
+async function startFake(settings: Settings): Promise<number> {
+  const port = freePort()
+  const logPath = join(settings.workDir, 'fake-provider.log')
+  start([process.execPath, join(import.meta.dir, 'fake-provider.ts')], {
+    env: { ...process.env, FAKE_PORT: String(port), FAKE_LATENCY_MS: String(settings.fakeLatencyMs) },
+    logPath,
+  })
+  await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
+  return port
+}
+
+/**
+ * A minimal reverse proxy: keep-alive to the upstream, no access log, and no response buffering so a
+ * stream's frames pass as they come (what any SSE proxy configures).
+ */
+function nginxConfig(dir: string, port: number, fakePort: number, workers: number): string {
+  return `daemon off;
+worker_processes ${workers};
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  upstream fake { server 127.0.0.1:${fakePort}; keepalive 128; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://fake;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+`
+}
+
+async function startNginx(settings: Settings, fakePort: number): Promise<Arm> {
+  const dir = join(settings.workDir, 'nginx')
+  mkdirSync(dir, { recursive: true })
+  const port = freePort()
+  const conf = join(dir, 'nginx.conf')
+  writeFileSync(conf, nginxConfig(dir, port, fakePort, settings.nginxWorkers))
+  const logPath = join(dir, 'stdio.log')
+  // -e: log start-up errors here too, before the config names its own error log.
+  start(['nginx', '-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { env: process.env, logPath })
+  await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
+  return { name: 'nginx', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS }
+}
+
+export const portkeyDir = join(import.meta.dir, 'node_modules', '@portkey-ai', 'gateway')
+
+/**
+ * Portkey's own start script under Node (its `npx @portkey-ai/gateway`), on a port we choose;
+ * --headless leaves out its web console. Each request names the provider and the custom host.
+ */
+async function startPortkey(settings: Settings, fakePort: number): Promise<Arm> {
+  const port = freePort()
+  const logPath = join(settings.workDir, 'portkey.log')
+  start(['node', join(portkeyDir, 'build', 'start-server.js'), `--port=${port}`, '--headless'], {
+    env: process.env,
+    logPath,
+  })
+  await waitForHttp(`http://127.0.0.1:${port}/`, (response) => response.ok, 20_000, logPath)
+  return {
+    name: 'portkey',
+    url: `http://127.0.0.1:${port}${PATH}`,
+    headers: {
+      ...PROVIDER_HEADERS,
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': `http://127.0.0.1:${fakePort}/v1`,
+    },
+  }
+}
+
+async function startGwArm(settings: Settings, fakePort: number): Promise<{ arm: Arm; gw: Subprocess; gwLog: string }> {
+  const binary = gwBinary(settings.repoRoot)
+  const env = gwEnv(join(settings.workDir, 'gw-data'), freePort(), fakePort)
+  const org = await prepareOrg(binary, env)
+  const gwLog = join(settings.workDir, 'gw.log')
+  const gw = await startGw(binary, env, gwLog)
+  return { arm: { name: 'gw', url: `http://127.0.0.1:${env.GW_PORT}${PATH}`, headers: gwHeaders(org.apiKey) }, gw, gwLog }
+}
+
+export async function startArms(settings: Settings): Promise<Running> {
+  const fakePort = await startFake(settings)
+  const direct: Arm = { name: 'direct', url: `http://127.0.0.1:${fakePort}${PATH}`, headers: PROVIDER_HEADERS }
+  const nginx = await startNginx(settings, fakePort)
+  const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort)
+  const portkey = await startPortkey(settings, fakePort)
+  return { arms: [direct, nginx, gwArm, portkey], fakePort, gw, gwLog }
+}

@@ -1,0 +1,56 @@
+/**
+ * gw as a user runs it: the compiled binary, its own data directory (SQLite request log), an
+ * organisation made with the CLI, and the operator's OpenAI settings pointing at the fake provider.
+ */
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { run, start, waitForHttp } from './processes'
+
+export const gwBinary = (repoRoot: string) => join(repoRoot, 'dist', 'gw')
+
+export type GwEnv = Record<string, string | undefined>
+
+/** A clean environment, so nothing from the caller's shell (a GW_DATABASE_URL, say) changes the arm. */
+export function gwEnv(dataDir: string, port: number, fakePort: number): GwEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GW_DATA_DIR: dataDir,
+    GW_HOST: '127.0.0.1',
+    GW_PORT: String(port),
+    // Layer 1 stays on and counts every request; the limit is only set so high that it never refuses.
+    GW_GLOBAL_RATE_LIMIT: '100000000/60',
+    GW_LOG_LEVEL: 'warn',
+    OPENAI_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
+    OPENAI_API_KEY: 'sk-bench-operator',
+  }
+}
+
+export interface GwOrg {
+  orgId: string
+  apiKey: string
+}
+
+/** Creates the organisation and its API key, and gives it credits (calls are pass-through billed). */
+export async function prepareOrg(binary: string, env: GwEnv): Promise<GwOrg> {
+  const created = JSON.parse(
+    await run([binary, 'bootstrap', '--org', 'bench', '--email', 'b@example.test', '--tier', 'enterprise'], env),
+  ) as GwOrg
+  await run([binary, 'credits', 'add', '--org', created.orgId, '--usd', '1000000'], env)
+  return { orgId: created.orgId, apiKey: created.apiKey }
+}
+
+/** The headers of a gw call: a real API key, and a layer-2 policy (a token bucket) that never refuses. */
+export const gwHeaders = (apiKey: string): Record<string, string> => ({
+  authorization: `Bearer ${apiKey}`,
+  'content-type': 'application/json',
+  'gw-ratelimit-policy': '100000000;w=3600',
+})
+
+const healthy = (response: Response) => response.status === 200
+
+export async function startGw(binary: string, env: GwEnv, logPath: string): Promise<Subprocess> {
+  const child = start([binary, 'serve'], { env, logPath })
+  await waitForHttp(`http://127.0.0.1:${env.GW_PORT}/healthcheck`, healthy, 15_000, logPath)
+  return child
+}

@@ -1,0 +1,32 @@
+/**
+ * Scenario (a): one request at a time over a kept-alive connection, so each figure is the arm's own
+ * latency with nothing queued. Arms take turns in blocks, so background noise on a shared machine
+ * lands on all of them rather than on whichever ran during it.
+ */
+import type { Arm, ArmName } from './arms'
+import { timeFirstByte, timePlain } from './calls'
+import type { Settings } from './config'
+
+export interface SequentialTimings {
+  plain: number[]
+  firstByte: number[]
+}
+
+export async function runSequential(arms: Arm[], settings: Settings['sequential']): Promise<Map<ArmName, SequentialTimings>> {
+  const timings = new Map<ArmName, SequentialTimings>(arms.map((arm) => [arm.name, { plain: [], firstByte: [] }]))
+  for (const arm of arms) {
+    for (let i = 0; i < settings.warmup; i++) {
+      await timePlain(arm)
+      await timeFirstByte(arm)
+    }
+  }
+  for (let done = 0; done < settings.requests; done += settings.block) {
+    const size = Math.min(settings.block, settings.requests - done)
+    for (const arm of arms) {
+      const into = timings.get(arm.name) as SequentialTimings
+      for (let i = 0; i < size; i++) into.plain.push(await timePlain(arm))
+      for (let i = 0; i < size; i++) into.firstByte.push(await timeFirstByte(arm))
+    }
+  }
+  return timings
+}
