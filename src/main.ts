@@ -69,7 +69,7 @@ async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<v
 }
 
 async function serveCommand(): Promise<void> {
-  const runtime = await openRuntime(loadConfig(), { migrate: true })
+  const runtime = await openRuntime(loadConfig(), { migrate: true, serving: true })
   const { config, deps } = runtime
   const log = deps.log
   const services = createServices(deps)

@@ -4,8 +4,9 @@ import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
+import { ThreadedLogWriter, writeEntries } from './gateway/log-writer'
 import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
-import { persistEntries, RequestLog } from './gateway/request-log'
+import { RequestLog } from './gateway/request-log'
 import { FailoverLimiterStore } from './limits/failover-store'
 import { RedisLimiterStore } from './limits/redis-store'
 import { type LimiterStore, MemoryLimiterStore } from './limits/store'
@@ -39,7 +40,13 @@ function connectRedis(url: string, log: Logger): Redis {
   return client
 }
 
-export async function openRuntime(config: Config, options: { migrate: boolean }): Promise<Runtime> {
+export interface RuntimeOptions {
+  migrate: boolean
+  /** Serving traffic: the request log is written on a thread of its own (one-shot commands log nothing). */
+  serving?: boolean
+}
+
+export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = createLogger(config.logLevel)
   const serverSecret = loadServerSecret(config.secret, config.dataDir)
   const db = openDatabase(config)
@@ -74,7 +81,12 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
   }
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
-  const requestLog = new RequestLog(persistEntries(store), log)
+  const writer = options.serving ? new ThreadedLogWriter(config.database) : undefined
+  // Not awaited: the thread opens its connection while the server starts; a batch waits for it.
+  writer
+    ?.start()
+    .catch((error: unknown) => log.error('the request log writer could not open the database', { error: String(error) }))
+  const requestLog = new RequestLog(writer?.write ?? writeEntries(store), log)
   return {
     config,
     db,
@@ -99,6 +111,7 @@ export async function openRuntime(config: Config, options: { migrate: boolean })
     },
     async close() {
       await requestLog.drain()
+      await writer?.close()
       await invalidations.close()
       redis?.disconnect()
       await db.close()

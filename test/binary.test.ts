@@ -1,8 +1,10 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { VERSION } from '../src/version'
+import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 
 /**
  * The compiled executable, as a user runs it: built fresh, started from an empty directory with
@@ -24,12 +26,19 @@ function run(args: string[], options: { cwd: string; stdin?: string; env?: Recor
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
 }
 
-beforeAll(() => {
-  const build = Bun.spawnSync(['bun', 'build', '--compile', '--minify', 'src/main.ts', '--outfile', binary], { cwd: root })
+let fake: FakeProvider
+
+beforeAll(async () => {
+  // Built the way `bun run build` builds it, so its extra entrypoints (the log writer thread) are in.
+  const build = Bun.spawnSync(['bun', 'scripts/build.ts', '--outfile', binary], { cwd: root })
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   Bun.spawnSync(['mkdir', '-p', home])
+  fake = await startFakeProvider()
 })
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(async () => {
+  await fake.close()
+  rmSync(work, { recursive: true, force: true })
+})
 
 describe('the compiled binary', () => {
   test('--version and --help', () => {
@@ -52,7 +61,13 @@ describe('the compiled binary', () => {
 
   test('from an empty directory: serves, bootstraps, enforces permissions, stops cleanly', async () => {
     const cwd = mkdtempSync(join(work, 'empty-'))
-    const server = Bun.spawn([binary, 'serve'], { cwd, env: env({ GW_PORT: '0' }), stdout: 'pipe', stderr: 'pipe' })
+    const server = Bun.spawn([binary, 'serve'], {
+      cwd,
+      env: env({ GW_PORT: '0', OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: 'sk-operator' }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    let orgId = ''
     try {
       // The listening line carries the port the kernel chose.
       const reader = server.stderr.getReader()
@@ -107,6 +122,14 @@ describe('the compiled binary', () => {
 
       const credits = run(['credits', 'add', '--org', created.orgId as string, '--usd', '5'], { cwd })
       expect(JSON.parse(credits.stdout)).toEqual({ orgId: created.orgId, creditsRemaining: 5 })
+      orgId = created.orgId as string
+      // A gateway call: its record and its charge are written by the log writer's own thread.
+      const call = await fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...asKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      expect(call.status).toBe(200)
       expect(run(['credits', 'add', '--org', created.orgId as string, '--usd', '-1'], { cwd }).code).toBe(2)
 
       // Rotating the generated secret: the file is replaced, and a new process opens the database with it.
@@ -133,5 +156,14 @@ describe('the compiled binary', () => {
       server.kill('SIGTERM')
     }
     expect(await server.exited).toBe(0)
+    // Stopped cleanly: the request log was drained through the writer thread before the exit.
+    const db = new Database(join(cwd, 'gw-data', 'gw.db'), { readonly: true })
+    const row = db.query('SELECT count(*) AS n FROM requests WHERE org_id = ?').get(orgId) as { n: number }
+    const org = db.query('SELECT credit_balance_nano AS balance FROM organizations WHERE id = ?').get(orgId) as {
+      balance: number
+    }
+    db.close()
+    expect(row.n).toBe(1)
+    expect(org.balance).toBe(5e9 - 7_500_000) // $0.0075 at the fake's usage, taken with the record
   })
 })

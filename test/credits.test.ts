@@ -40,7 +40,26 @@ describe('pass-through billing (PTB) credits', () => {
     }
     expect(meta.requestCost).toBeGreaterThan(0)
     expect(meta.creditsRemaining).toBeCloseTo(1 - meta.requestCost, 9)
+    // The charge is written with the call's record, in the request log's batch.
+    await h.requestLog.flush()
     expect((await h.store.organizations.get(org.orgId))?.creditBalanceNano).toBe(1e9 - Math.round(meta.requestCost * 1e9))
+  })
+
+  test('charges not yet written already count: the balance runs out on time, and each answer reports it', async () => {
+    const org = await h.org()
+    await h.services.organizations.addCredits(org.orgId, 0.01) // a call costs $0.0075 at the fake's usage
+    const remaining: number[] = []
+    for (let i = 0; i < 2; i++) {
+      const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body })
+      expect(response.status).toBe(200)
+      const meta = await h.request('GET', `/gateway/v1/meta/${response.headers.get('gw-id')}`, { token: org.apiKey })
+      remaining.push(((await meta.json()) as { creditsRemaining: number }).creditsRemaining)
+    }
+    expect(remaining[0]).toBeCloseTo(0.0025, 9)
+    expect(remaining[1]).toBeCloseTo(-0.005, 9)
+    expect((await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body })).status).toBe(402)
+    await h.requestLog.flush()
+    expect((await h.store.organizations.get(org.orgId))?.creditBalanceNano).toBe(-5_000_000)
   })
 
   test('adding credits to an organisation that does not exist is refused', async () => {

@@ -4,6 +4,7 @@ import { auditEntry } from '../src/audit/entry'
 import { migrate } from '../src/store/migrate'
 import type { Store } from '../src/store/store'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
+import { requestRecord } from './support/records'
 
 /** The same contract for every store implementation: SQLite always, Postgres whenever it is reachable (always in CI). */
 for (const dialect of DIALECTS) {
@@ -48,6 +49,34 @@ for (const dialect of DIALECTS) {
       await store.organizations.setTier(id, 'growth')
       expect((await store.organizations.get(id))?.tier).toBe('growth')
       expect(await store.organizations.get(randomUUID())).toBeUndefined()
+    })
+
+    test('request records: every field round-trips, a missing value stays NULL (not the text "null")', async () => {
+      const orgId = await newOrg()
+      const full = requestRecord({
+        id: randomUUID(),
+        orgId,
+        apiKeyId: 'k',
+        userId: 'u',
+        sessionId: 's',
+        properties: { customer: 'acme' },
+        gatewayMode: 'translated',
+        translationWarning: 'dropped: x',
+        timeToFirstTokenMs: 12,
+        costNote: 'n',
+        estimatedCostNano: 9_000_000_000_123,
+        error: 'e',
+        country: 'DE',
+        createdAt: new Date('2026-03-04T05:06:07.089Z'),
+      })
+      const bare = requestRecord({ id: randomUUID(), orgId, latencyMs: null, costNano: null, totalTokens: null, ptb: false })
+      await store.transaction((tx) => tx.requests.insertMany([full, bare]))
+      expect(await store.requests.get(orgId, full.id)).toEqual(full)
+      expect(await store.requests.get(orgId, bare.id)).toEqual(bare)
+      const nulls = await t.db.query<{ n: number }>('SELECT count(*) AS n FROM requests WHERE id = $1 AND properties IS NULL', [
+        bare.id,
+      ])
+      expect(Number(nulls[0]?.n)).toBe(1)
     })
 
     test('credits: concurrent additions lose nothing, and large nano-USD amounts stay exact', async () => {

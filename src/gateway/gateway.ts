@@ -121,6 +121,10 @@ export class Gateway {
   constructor(private readonly deps: GatewayDeps) {
     this.now = deps.now ?? Date.now
     this.balances = new TtlCache(100_000, BALANCE_TTL_MS, this.now)
+    // The writer takes the charges; the balances it leaves are the freshest there are.
+    deps.requestLog.onSettled((balances) => {
+      for (const [orgId, balance] of balances) this.balances.set(orgId, balance)
+    })
   }
 
   async dispatch(call: GatewayCall): Promise<Response> {
@@ -301,18 +305,25 @@ export class Gateway {
   }
 
   private async checkCredits(state: CallState): Promise<void> {
-    const orgId = state.principal.orgId
-    let balance = this.balances.get(orgId)
-    if (balance === undefined) {
-      balance = (await this.deps.store.organizations.get(orgId))?.creditBalanceNano ?? 0
-      this.balances.set(orgId, balance)
-    }
-    if (balance <= 0) {
+    if ((await this.creditBalance(state.principal.orgId)) <= 0) {
       throw new ApiError(
         'payment_required',
         "this organization has no credits left for calls on the operator's provider keys; add credits (gw credits add)",
       )
     }
+  }
+
+  /**
+   * An organisation's credits (nano-USD) as this instance knows them: the stored balance, read at most
+   * once a second or handed over by the request log's writer, less what its queued records will take.
+   */
+  private async creditBalance(orgId: string): Promise<number> {
+    let stored = this.balances.get(orgId)
+    if (stored === undefined) {
+      stored = (await this.deps.store.organizations.get(orgId))?.creditBalanceNano ?? 0
+      this.balances.set(orgId, stored)
+    }
+    return stored - this.deps.requestLog.unwrittenDebit(orgId)
   }
 
   private async callUpstream(
@@ -361,23 +372,14 @@ export class Gateway {
     )
   }
 
-  /** Prices, charges, and records a finished call; returns the metadata (spec 2.1). */
+  /**
+   * Prices and records a finished call, and returns its metadata (spec 2.1). A pass-through-billed
+   * call's charge is taken with its record, by the request log's writer; the balance reported here
+   * already counts it.
+   */
   private async finish(state: CallState, outcome: StreamOutcome): Promise<GatewayMeta> {
     const { principal } = state
     const cost = state.price && outcome.usage ? costNano(state.price, outcome.usage) : undefined
-    let creditsRemaining: number | undefined
-    if (state.ptb && cost !== undefined && cost > 0) {
-      // The record keeps the cost either way; a failed charge is logged, never turned into a failed answer.
-      const balance = await this.deps.store.organizations
-        .addCredits(principal.orgId, -cost)
-        .catch((error: unknown) =>
-          this.deps.log.error('credit charge failed', { requestId: state.requestId, error: String(error) }),
-        )
-      if (typeof balance === 'number') {
-        this.balances.set(principal.orgId, balance)
-        creditsRemaining = nanoToUsd(balance)
-      }
-    }
     if (state.limit && cost !== undefined && cost > 0) {
       const verdict = state.limit
       await this.deps.limiter
@@ -387,6 +389,15 @@ export class Gateway {
         )
     }
     const model = outcome.servedModel ?? state.model
+    // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
+    const policy = await this.deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+    // The writer scans the request body and applies the policy, off the answer's path.
+    this.deps.requestLog.record({
+      record: this.record(state, outcome, model, cost),
+      bodies: { request: state.requestBody, response: state.responseBody, policy },
+    })
+    const creditsRemaining =
+      state.ptb && cost !== undefined && cost > 0 ? nanoToUsd(await this.creditBalance(principal.orgId)) : undefined
     const meta: GatewayMeta = {
       requestId: state.requestId,
       provider: state.provider,
@@ -413,17 +424,10 @@ export class Gateway {
       httpStatus: outcome.httpStatus,
       ptb: state.ptb,
     })
-    // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
-    const policy = await this.deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
-    // The writer scans the request body and applies the policy, off the answer's path.
-    this.deps.requestLog.record({
-      record: this.record(state, outcome, meta, cost),
-      bodies: { request: state.requestBody, response: state.responseBody, policy },
-    })
     return meta
   }
 
-  private record(state: CallState, outcome: StreamOutcome, meta: GatewayMeta, cost: number | undefined): RequestRecord {
+  private record(state: CallState, outcome: StreamOutcome, model: string, cost: number | undefined): RequestRecord {
     const { principal, callerHeaders } = state
     const properties = callerProperties(callerHeaders)
     const usage = outcome.usage
@@ -435,7 +439,7 @@ export class Gateway {
       sessionId: callerHeaders.get(SESSION_HEADER),
       properties: Object.keys(properties).length > 0 ? properties : null,
       provider: state.provider,
-      model: meta.model,
+      model,
       path: state.path,
       gatewayMode: state.mode,
       translationWarning: state.translationWarning ?? null,

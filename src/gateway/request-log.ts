@@ -1,10 +1,5 @@
 import type { Logger } from '../log'
-import { redactPii } from '../security/pii'
-import { scanRequestBody } from '../security/scan'
-import type { RequestBodyRecord } from '../store/repositories/request-bodies'
-import type { RequestFlag } from '../store/repositories/request-flags'
 import type { RequestRecord } from '../store/repositories/requests'
-import type { Store } from '../store/store'
 import type { BodyCapture, BodyPolicy } from './body-capture'
 
 /** A request's record and, when captured, its bodies with what its organisation wants done with them. */
@@ -12,6 +7,35 @@ export interface LogEntry {
   record: RequestRecord
   bodies?: { request: BodyCapture; response: BodyCapture; policy: BodyPolicy }
 }
+
+/** A log entry as a writer receives it: plain data, so that it can cross to the writer's own thread. */
+export interface WritableEntry {
+  record: RequestRecord
+  bodies?: { request: string; response: string; truncated: boolean; policy: BodyPolicy }
+}
+
+const writable = ({ record, bodies }: LogEntry): WritableEntry =>
+  bodies
+    ? {
+        record,
+        bodies: {
+          request: bodies.request.text(),
+          response: bodies.response.text(),
+          truncated: bodies.request.truncated || bodies.response.truncated,
+          policy: bodies.policy,
+        },
+      }
+    : { record }
+
+/** What a pass-through-billed record takes from its organisation's credits (nano-USD); 0 for the rest. */
+export const debitOf = ({ record }: { record: RequestRecord }): number =>
+  record.ptb && record.costNano !== null && record.costNano > 0 ? record.costNano : 0
+
+/** Organisations' credit balances (nano-USD) right after a batch took its charges. */
+export type SettledBalances = ReadonlyMap<string, number>
+
+/** Writes a batch atomically, or fails and writes nothing; answers the balances the batch's charges left. */
+export type LogWriter = (entries: readonly WritableEntry[]) => Promise<SettledBalances | undefined>
 
 export interface RequestLogStats {
   queued: number
@@ -21,50 +45,6 @@ export interface RequestLogStats {
   bodiesDropped: number
   failedFlushes: number
 }
-
-/**
- * What a log entry becomes in the database. The scan and the redaction run here, in the writer, so the
- * gateway answers without waiting for them: the security flags of the request body (always), and the
- * bodies, redacted or not, when the organisation keeps them.
- */
-export function rowsOf(entry: LogEntry): { body?: RequestBodyRecord; flags: RequestFlag[] } {
-  const { record, bodies } = entry
-  if (!bodies) return { flags: [] }
-  const requestText = bodies.request.text()
-  const flags = scanRequestBody(requestText).map((finding) => ({
-    ...finding,
-    requestId: record.id,
-    orgId: record.orgId,
-    createdAt: record.createdAt,
-  }))
-  if (!bodies.policy.store) return { flags }
-  const keep = (text: string) => (bodies.policy.redact ? redactPii(text).text : text)
-  return {
-    flags,
-    body: {
-      requestId: record.id,
-      orgId: record.orgId,
-      requestBody: keep(requestText),
-      responseBody: keep(bodies.response.text()),
-      truncated: bodies.request.truncated || bodies.response.truncated,
-      createdAt: record.createdAt,
-    },
-  }
-}
-
-/** Writes a batch atomically, so a retried batch never meets half of itself already in the tables. */
-export const persistEntries =
-  (store: Store) =>
-  (entries: readonly LogEntry[]): Promise<void> => {
-    const rows = entries.map(rowsOf)
-    return store.transaction(async (tx) => {
-      await tx.requests.insertMany(entries.map((e) => e.record))
-      const bodies = rows.flatMap((r) => (r.body ? [r.body] : []))
-      if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
-      const flags = rows.flatMap((r) => r.flags)
-      if (flags.length > 0) await tx.requestFlags.insertMany(flags)
-    })
-  }
 
 const bodyBytes = (entry: LogEntry): number => (entry.bodies ? entry.bodies.request.bytes + entry.bodies.response.bytes : 0)
 
@@ -83,10 +63,13 @@ export interface RequestLogOptions {
  * The request log's writer: the gateway hands it a record and moves on; records are written in
  * batches from a bounded queue. A failed write keeps its records for the next try, so a database
  * hiccup loses nothing; only a full queue drops, and never silently. `drain()` writes everything
- * before shutdown.
+ * before shutdown. It also knows what the queued records will take from each organisation's credits
+ * (`unwrittenDebit`), and tells listeners the balances a written batch left (`onSettled`).
  */
 export class RequestLog {
   private queue: LogEntry[] = []
+  private readonly unwritten = new Map<string, number>()
+  private readonly settledListeners: Array<(balances: SettledBalances) => void> = []
   private queuedBodyBytes = 0
   private readonly capacity: number
   private readonly bodyBudget: number
@@ -98,7 +81,7 @@ export class RequestLog {
   private lastDropLog = 0
 
   constructor(
-    private readonly write: (entries: readonly LogEntry[]) => Promise<void>,
+    private readonly write: LogWriter,
     private readonly log: Logger,
     options: RequestLogOptions = {},
   ) {
@@ -123,9 +106,29 @@ export class RequestLog {
       this.queuedBodyBytes += bytes
       this.queue.push(entry)
     }
+    this.addDebit(entry, 1)
     this.stats.queued = this.queue.length
     if (this.queue.length >= this.batchSize) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs)
+  }
+
+  /** What the queued records of an organisation will take from its credits once written (nano-USD). */
+  unwrittenDebit(orgId: string): number {
+    return this.unwritten.get(orgId) ?? 0
+  }
+
+  /** Called with the balances each written batch left, for caches of them. */
+  onSettled(listener: (balances: SettledBalances) => void): void {
+    this.settledListeners.push(listener)
+  }
+
+  private addDebit(entry: LogEntry, sign: 1 | -1): void {
+    const debit = debitOf(entry)
+    if (debit === 0) return
+    const orgId = entry.record.orgId
+    const left = (this.unwritten.get(orgId) ?? 0) + sign * debit
+    if (left > 0) this.unwritten.set(orgId, left)
+    else this.unwritten.delete(orgId)
   }
 
   private complain(message: string): void {
@@ -143,11 +146,15 @@ export class RequestLog {
     while (this.flushing) await this.flushing
     if (this.queue.length === 0) return
     const batch = this.queue.slice(0, this.batchSize)
-    this.flushing = this.write(batch)
-      .then(() => {
+    this.flushing = this.write(batch.map(writable))
+      .then((balances) => {
         this.queue = this.queue.slice(batch.length)
-        for (const entry of batch) this.queuedBodyBytes -= bodyBytes(entry)
+        for (const entry of batch) {
+          this.queuedBodyBytes -= bodyBytes(entry)
+          this.addDebit(entry, -1)
+        }
         this.stats.written += batch.length
+        if (balances) for (const listener of this.settledListeners) listener(balances)
       })
       .catch((error: unknown) => {
         this.stats.failedFlushes += 1

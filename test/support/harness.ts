@@ -4,10 +4,11 @@ import { join } from 'node:path'
 import { type App, type AppDeps, createApp, createServices, type Services } from '../../src/app'
 import { type InvalidationBus, LocalInvalidationBus } from '../../src/auth/invalidation'
 import { loadCredentialKey } from '../../src/auth/secret-rotation'
-import { loadConfig } from '../../src/config'
+import { type Config, loadConfig } from '../../src/config'
 import type { GatewayConfig } from '../../src/gateway/gateway'
+import { writeEntries } from '../../src/gateway/log-writer'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
-import { persistEntries, RequestLog } from '../../src/gateway/request-log'
+import { RequestLog } from '../../src/gateway/request-log'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
 import { type Logger, silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
@@ -27,23 +28,27 @@ export const DIALECTS: DialectName[] = serviceUrl('GW_TEST_DATABASE_URL') ? ['sq
 export interface TestDatabase {
   db: Database
   store: Store
+  /** Where it is, as configuration: for another connection to it (the log writer's thread). */
+  location: Config['database']
   close(): Promise<void>
 }
 
 export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   let scratch: ScratchDatabase | undefined
   let dir: string | undefined
-  let db: Database
+  let location: Config['database']
   if (dialect === 'postgres') {
     scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
-    db = openDatabase(loadConfig({ GW_DATABASE_URL: scratch.url }))
+    location = loadConfig({ GW_DATABASE_URL: scratch.url }).database
   } else {
     dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
-    db = openDatabase(loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }))
+    location = loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }).database
   }
+  const db = openDatabase({ database: location })
   await migrate(db, db.migrations)
   return {
     db,
+    location,
     store: createStore(db),
     async close() {
       await db.close()
@@ -107,7 +112,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const shared = options.database
   const database = shared ?? (await openTestDatabase(options.dialect ?? 'sqlite'))
   const meta = options.meta ?? new MemoryMetaStore()
-  const requestLog = new RequestLog(persistEntries(database.store), silentLogger, {
+  const requestLog = new RequestLog(writeEntries(database.store), silentLogger, {
     flushIntervalMs: 5,
   })
   const deps: AppDeps = {

@@ -1,4 +1,18 @@
-import { type AnyColumn, and, asc, count, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
+import {
+  type AnyColumn,
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  isNotNull,
+  lt,
+  type SQL,
+  sql,
+} from 'drizzle-orm'
 import type { Database } from '../database'
 import { type Grouping, grouping } from '../grouping'
 
@@ -45,10 +59,23 @@ export interface RequestSort {
   direction: 'asc' | 'desc'
 }
 
-/** Rows per INSERT: 27 columns x 400 rows stays under both SQLite's and Postgres's bound-parameter limits. */
+/** Rows per INSERT on Postgres: 27 columns x 400 rows stays under its bound-parameter limit. */
 const BATCH_ROWS = 400
 
 export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: Database) => {
+  // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
+  // building multi-row statements (13 against 42 µs a record), and the writer does this all day. A
+  // placeholder of a JSON column would encode a null as the text 'null', so `properties` is bound as
+  // already-encoded text (or SQL NULL) instead.
+  let prepared: { run(values: Record<string, unknown>): unknown } | undefined
+  const insertPrepared = () =>
+    (prepared ??= orm
+      .insert(requests)
+      .values({
+        ...Object.fromEntries(Object.keys(getTableColumns(requests)).map((name) => [name, sql.placeholder(name)])),
+        properties: sql`${sql.placeholder('properties')}`,
+      } as never)
+      .prepare())
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -65,7 +92,14 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
     return (keys.length > 0 ? query.groupBy(...keys.map(([, g]) => g.groupBy)) : query) as Promise<Array<Record<string, unknown>>>
   }
   return {
+    /** Run it in a transaction: the records are written together or not at all. */
     async insertMany(records: readonly RequestRecord[]): Promise<void> {
+      if (dialect === 'sqlite') {
+        const statement = insertPrepared()
+        for (const record of records)
+          statement.run({ ...record, properties: record.properties === null ? null : JSON.stringify(record.properties) })
+        return
+      }
       for (let i = 0; i < records.length; i += BATCH_ROWS) {
         await orm.insert(requests).values(records.slice(i, i + BATCH_ROWS) as RequestRecord[])
       }

@@ -1,0 +1,38 @@
+/**
+ * The request log's writer thread (see ThreadedLogWriter): it opens its own connection to the
+ * database, then writes each batch it is sent with `writeEntries`, and answers with the balances the
+ * batch's charges left, or with why it failed (the server keeps the batch and retries it).
+ */
+import { type Database, openDatabase } from '../store/database'
+import { createStore, type Store } from '../store/store'
+import { type WriterReply, type WriterRequest, writeEntries } from './log-writer'
+import type { LogWriter } from './request-log'
+
+declare const self: Worker
+
+let db: Database | undefined
+let write: LogWriter | undefined
+
+const reply = (message: WriterReply) => self.postMessage(message)
+
+self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
+  const request = event.data
+  try {
+    if ('open' in request) {
+      db = openDatabase({ database: request.open })
+      const store: Store = createStore(db)
+      write = writeEntries(store)
+      return reply({ id: request.id })
+    }
+    if ('close' in request) {
+      await db?.close()
+      db = undefined
+      return reply({ id: request.id })
+    }
+    if (!write) throw new Error('the log writer has no database open')
+    const balances = await write(request.entries)
+    reply({ id: request.id, balances: [...(balances ?? [])] })
+  } catch (error) {
+    reply({ id: request.id, error: error instanceof Error ? error.message : String(error) })
+  }
+})
