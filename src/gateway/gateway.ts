@@ -79,8 +79,10 @@ interface CallState {
   ptb: boolean
   /** True once the provider was called: a call refused before that has no cost to report. */
   dispatched: boolean
-  /** The caller's headers: Gw-User-Id, Gw-Session-Id and Gw-Property-* go into the record. */
+  /** The caller's headers: Gw-User-Id and Gw-Session-Id go into the record. */
   callerHeaders: Headers
+  /** The caller's `Gw-Property-*` headers, read once: the limiter and the record both use them. */
+  properties: Record<string, string>
   /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
   limit?: LimitVerdict
   requestBody: BodyCapture
@@ -142,6 +144,7 @@ export class Gateway {
       ptb: false,
       dispatched: false,
       callerHeaders: call.request.headers,
+      properties: callerProperties(call.request.headers),
       requestBody: BodyCapture.of(call.bodyText),
       responseBody: new BodyCapture(),
     }
@@ -276,7 +279,7 @@ export class Gateway {
       )
     }
     if (own) return { apiKey: own.apiKey, baseUrl: own.baseUrl ?? operator.baseUrl }
-    if (provider.requiresKey(operator) && !operator.apiKey) {
+    if (!operator.apiKey && provider.requiresKey(operator)) {
       throw badRequest(
         `no key is configured for provider ${provider.name}: add one with POST /v1/api-keys/provider-key, or the operator sets ${provider.name.toUpperCase()}_API_KEY`,
       )
@@ -291,7 +294,7 @@ export class Gateway {
     state.limit = await this.deps.limiter.check({
       orgId: state.principal.orgId,
       userId: headers.get(USER_HEADER) ?? undefined,
-      properties: callerProperties(headers),
+      properties: state.properties,
       model: state.model,
       policyHeader: headers.get(POLICY_HEADER) ?? undefined,
       estimateCents: state.estimatedCostNano === undefined ? undefined : state.estimatedCostNano / 1e7,
@@ -429,7 +432,7 @@ export class Gateway {
 
   private record(state: CallState, outcome: StreamOutcome, model: string, cost: number | undefined): RequestRecord {
     const { principal, callerHeaders } = state
-    const properties = callerProperties(callerHeaders)
+    const { properties } = state
     const usage = outcome.usage
     return {
       id: state.requestId,

@@ -70,29 +70,32 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
   // Every write is audited here, once its answer is known (success or refusal) and before it is sent,
   // so an entry is never missing when the caller has its answer. A route without a handler yet
   // (501) changed nothing and leaves no entry. Returning nothing leaves the answer as it is.
-  const audit = async (ctx: AfterContext) => {
-    const principal = callers.get(ctx.request)
-    if (!principal || !WRITE_METHODS.has(ctx.request.method)) return
-    const response = ctx.responseValue
-    const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200)
+  // Hooks take their context destructured: Elysia reads the parameter list to decide what each request
+  // must prepare, and a whole `ctx` would make it parse cookies, query and more for every call.
+  const audit = async ({ request, route, params, set, responseValue, server }: AfterContext) => {
+    const principal = callers.get(request)
+    if (!principal || !WRITE_METHODS.has(request.method)) return
+    const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
     if (status === 501) return
     await recorder.record(principal, {
-      method: ctx.request.method,
-      route: ctx.route,
-      params: ctx.params,
+      method: request.method,
+      route,
+      params,
       status,
-      response: response instanceof Response ? undefined : response,
-      sourceIp: sourceIp(ctx.server, ctx.request),
+      response: responseValue instanceof Response ? undefined : responseValue,
+      sourceIp: sourceIp(server, request),
     })
   }
   const hooks = (requirement: Requirement) => ({
-    parse: async (ctx: GateContext) => {
-      await gate(authenticator, ctx, requirement)
+    parse: async ({ request, route, params }: GateContext) => {
+      await gate(authenticator, { request, route, params }, requirement)
     },
-    transform: async (ctx: GateContext) => {
-      await gate(authenticator, ctx, requirement)
+    transform: async ({ request, route, params }: GateContext) => {
+      await gate(authenticator, { request, route, params }, requirement)
     },
-    resolve: async (ctx: GateContext) => ({ principal: await gate(authenticator, ctx, requirement) }),
+    resolve: async ({ request, route, params }: GateContext) => ({
+      principal: await gate(authenticator, { request, route, params }, requirement),
+    }),
   })
   const bearer = { security: [{ bearer: [] }] }
   return new Elysia({ name: 'authz' }).macro({

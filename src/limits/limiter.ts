@@ -34,8 +34,16 @@ export interface RuleSource {
 
 const CENTS_PER_USD = 100
 
+/** What encodeURIComponent leaves as it is anyway: most model names, user ids and policies need no escaping. */
+const PLAIN = /^[\w.!~*'()-]*$/
+const escaped = (part: string) => (PLAIN.test(part) ? part : encodeURIComponent(part))
+
 /** Keys of one organisation share its hash tag, so one Lua script may touch them all on a cluster. */
-const keyOf = (orgId: string, ...parts: string[]) => `gw:rl:{${orgId}}:${parts.map(encodeURIComponent).join(':')}`
+const keyOf = (orgId: string, layer: 'w' | 'b', kind: string, value: string) =>
+  `gw:rl:{${orgId}}:${layer}:${escaped(kind)}:${escaped(value)}`
+
+/** Headers repeat (a client sends the same policy on every call): parsed ones are kept, a bounded few. */
+const PARSED_HEADERS_MAX = 1_000
 
 interface Applied {
   check: Check
@@ -50,11 +58,23 @@ interface Applied {
  * the organisation's rules. One store decision covers them all.
  */
 export class RateLimiter {
+  private readonly parsedHeaders = new Map<string, { policy: Policy; normalized: string }>()
+  private readonly normalized = new WeakMap<Policy, string>()
+  /** The layer-1 windows' policy and message per segment: the same for every request. */
+  private readonly windowText: Record<'global' | 'user' | 'model', { policy: string; describe: string }>
+
   constructor(
     private readonly store: LimiterStore,
     private readonly global: { requests: number; windowSeconds: number },
     private readonly rules: RuleSource,
-  ) {}
+  ) {
+    const { requests, windowSeconds } = global
+    const text = (segment: Segment) => ({
+      policy: `${requests};w=${windowSeconds};u=request;s=${segment}`,
+      describe: `the ${segment === 'global' ? 'organization' : segment} limit of ${requests} requests per ${windowSeconds} s`,
+    })
+    this.windowText = { global: text('global'), user: text('user'), model: text('model') }
+  }
 
   async check(request: LimitRequest): Promise<LimitVerdict> {
     const applied = [...this.windows(request), ...(await this.buckets(request))]
@@ -84,22 +104,22 @@ export class RateLimiter {
   }
 
   private windows(request: LimitRequest): Applied[] {
-    const { requests, windowSeconds } = this.global
-    const windowMs = windowSeconds * 1000
-    const segments: Array<[Segment, string]> = [['global', '']]
-    if (request.userId) segments.push(['user', request.userId])
-    segments.push(['model', request.model])
-    return segments.map(([segment, value]) => ({
-      check: { kind: 'window', key: keyOf(request.orgId, 'w', segment, value), limit: requests, windowMs },
-      policy: `${requests};w=${windowSeconds};u=request;s=${segment}`,
-      describe: `the ${segment === 'global' ? 'organization' : segment} limit of ${requests} requests per ${windowSeconds} s`,
+    const limit = this.global.requests
+    const windowMs = this.global.windowSeconds * 1000
+    const window = (segment: 'global' | 'user' | 'model', value: string): Applied => ({
+      check: { kind: 'window', key: keyOf(request.orgId, 'w', segment, value), limit, windowMs },
+      ...this.windowText[segment],
       cents: false,
-    }))
+    })
+    const applied = [window('global', '')]
+    if (request.userId) applied.push(window('user', request.userId))
+    applied.push(window('model', request.model))
+    return applied
   }
 
   private async buckets(request: LimitRequest): Promise<Applied[]> {
     const fromHeader = request.policyHeader !== undefined
-    const policies = fromHeader ? [parsePolicyHeader(request.policyHeader as string)] : await this.rules.rulesFor(request.orgId)
+    const policies = fromHeader ? [this.parsedHeader(request.policyHeader as string)] : await this.rules.rulesFor(request.orgId)
     const applied: Applied[] = []
     for (const policy of policies) {
       const value = segmentValue(policy, request)
@@ -110,7 +130,7 @@ export class RateLimiter {
           throw badRequest(`Gw-RateLimit-Policy has s=${policy.segment}, but the request has no ${segmentSource(policy)}`)
         continue
       }
-      const normalized = formatPolicy(policy)
+      const normalized = this.normalizedOf(policy)
       const cents = policy.unit === 'cents'
       applied.push({
         check: {
@@ -127,6 +147,28 @@ export class RateLimiter {
       })
     }
     return applied
+  }
+
+  /** A malformed header throws every time (400); a valid one is parsed once. */
+  private parsedHeader(header: string): Policy {
+    let parsed = this.parsedHeaders.get(header)
+    if (!parsed) {
+      const policy = parsePolicyHeader(header)
+      parsed = { policy, normalized: formatPolicy(policy) }
+      if (this.parsedHeaders.size >= PARSED_HEADERS_MAX) this.parsedHeaders.clear()
+      this.parsedHeaders.set(header, parsed)
+      this.normalized.set(policy, parsed.normalized)
+    }
+    return parsed.policy
+  }
+
+  private normalizedOf(policy: Policy): string {
+    let text = this.normalized.get(policy)
+    if (text === undefined) {
+      text = formatPolicy(policy)
+      this.normalized.set(policy, text)
+    }
+    return text
   }
 }
 
