@@ -8,8 +8,13 @@
 const ENTRYPOINTS = ['src/main.ts', 'src/gateway/log-writer.worker.ts']
 const at = process.argv.indexOf('--outfile')
 const outfile = at > 0 ? (process.argv[at + 1] ?? 'dist/gw') : 'dist/gw'
-const result = Bun.spawnSync(['bun', 'build', '--compile', '--minify', '--target=bun', ...ENTRYPOINTS, '--outfile', outfile], {
-  stdout: 'inherit',
-  stderr: 'inherit',
-})
+// --bytecode: the executable starts from compiled bytecode instead of parsing its source, which
+// halves the time to the first healthy /healthcheck (bench/results, issue 8).
+const result = Bun.spawnSync(
+  ['bun', 'build', '--compile', '--minify', '--bytecode', '--target=bun', ...ENTRYPOINTS, '--outfile', outfile],
+  {
+    stdout: 'inherit',
+    stderr: 'inherit',
+  },
+)
 process.exit(result.exitCode ?? 1)

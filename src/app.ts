@@ -135,7 +135,25 @@ export type Services = ReturnType<typeof createServices>
 /** The composition root: every route of gw, wired to its services. No module-level singletons. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
   const gate = authz(services.authenticator, new AuditRecorder(deps.store, deps.log))
-  const implemented = new Elysia({ name: 'implemented' })
+  // Every module is used by this app directly: each level of plugins registers every route once more,
+  // and start-up time is mostly route registration.
+  // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
+  const app = new Elysia({ normalize: false })
+    .use(errorMapper(deps.log))
+    .use(
+      openapi({
+        // No viewer: the plugin's viewers load their scripts from a CDN, and gw must work air-gapped.
+        provider: null,
+        // The plugin skips any path with a dot as a static file; ours (`audit.csv`) are API routes.
+        exclude: { staticFile: false },
+        path: '/openapi',
+        specPath: '/openapi/json',
+        documentation: {
+          info: { title: 'gw', version: VERSION, description: 'Model gateway and management API' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        },
+      }),
+    )
     .use(healthRoutes(services.health))
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations, services.settings))
@@ -156,26 +174,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
-  checkAgainstCatalogue(implemented.routes)
-  // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
-  return new Elysia({ normalize: false })
-    .use(errorMapper(deps.log))
-    .use(
-      openapi({
-        // No viewer: the plugin's viewers load their scripts from a CDN, and gw must work air-gapped.
-        provider: null,
-        // The plugin skips any path with a dot as a static file; ours (`audit.csv`) are API routes.
-        exclude: { staticFile: false },
-        path: '/openapi',
-        specPath: '/openapi/json',
-        documentation: {
-          info: { title: 'gw', version: VERSION, description: 'Model gateway and management API' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-        },
-      }),
-    )
-    .use(implemented)
-    .use(catalogueStubs(gate, implemented.routes))
+  checkAgainstCatalogue(app.routes)
+  return app.use(catalogueStubs(gate, app.routes))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -5,6 +5,8 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 export type Fields = Record<string, string | number | boolean | null | undefined>
 
 export interface Logger {
+  /** Whether debug lines are written: callers on the hot path skip building their fields otherwise. */
+  readonly debugging: boolean
   debug(message: string, fields?: Fields): void
   info(message: string, fields?: Fields): void
   warn(message: string, fields?: Fields): void
@@ -22,7 +24,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       if (ORDER[lineLevel] < ORDER[level]) return
       write(`${JSON.stringify({ time: new Date().toISOString(), level: lineLevel, message, ...fields })}\n`)
     }
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+  return { debugging: level === 'debug', debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+export const silentLogger: Logger = { debugging: false, debug() {}, info() {}, warn() {}, error() {} }

@@ -56,3 +56,13 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+describe('a writer thread that cannot open its database', () => {
+  test('fails the batch with the reason, and the next batch tries a new thread', async () => {
+    const writer = new ThreadedLogWriter({ kind: 'sqlite', path: '/dev/null/gw.db' })
+    const batch = [entry('x1', 'org', 'hi')]
+    await expect(writer.write(batch)).rejects.toThrow()
+    await expect(writer.write(batch)).rejects.toThrow()
+    await writer.close()
+  })
+})

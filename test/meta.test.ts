@@ -122,3 +122,25 @@ describe.skipIf(!redisUrl)('metadata shared through Redis (CI requires it)', () 
     }
   })
 })
+
+describe('the in-process metadata store', () => {
+  const meta = (requestId: string) => ({ requestId, provider: 'openai', model: 'gpt-4o', status: 'success' as const })
+
+  test('drops lapsed records as new ones come, so it holds what the last 300 seconds left', async () => {
+    let now = 0
+    const store = new MemoryMetaStore(1_000, () => now)
+    for (let i = 0; i < 100; i++) await store.put({ orgId: 'o', meta: meta(`r${i}`) }, 300)
+    now = 301_000
+    await store.put({ orgId: 'o', meta: meta('late') }, 300)
+    expect(store.size).toBe(1)
+    expect(await store.get('late')).toEqual({ orgId: 'o', meta: meta('late') })
+  })
+
+  test('when full, the record closest to lapsing goes first', async () => {
+    const store = new MemoryMetaStore(3, () => 0)
+    for (const id of ['a', 'b', 'c', 'd']) await store.put({ orgId: 'o', meta: meta(id) }, 300)
+    expect(store.size).toBe(3)
+    expect(await store.get('a')).toBeUndefined()
+    expect((await store.get('d'))?.meta.requestId).toBe('d')
+  })
+})

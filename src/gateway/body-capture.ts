@@ -1,18 +1,22 @@
 /** Each side of a call is kept up to this many bytes in the request log; the rest is cut and flagged. */
 export const BODY_CAPTURE_BYTES = 64 * 1024
 
-/** Collects the bytes of a body as it streams past, never more than the bound. */
+/**
+ * Keeps a body, never more than the bound: a whole text as it is (the common case, no copy), or the
+ * chunks of a stream as they pass.
+ */
 export class BodyCapture {
+  private whole: string | undefined
   private readonly chunks: Uint8Array[] = []
   private size = 0
   truncated = false
 
-  /** The bytes kept (the queue of the request log budgets memory by them). */
+  constructor(private readonly limit = BODY_CAPTURE_BYTES) {}
+
+  /** About the memory held, for the request log's budget (a text's length stands for its bytes). */
   get bytes(): number {
     return this.size
   }
-
-  constructor(private readonly limit = BODY_CAPTURE_BYTES) {}
 
   append(chunk: Uint8Array): void {
     const room = this.limit - this.size
@@ -26,14 +30,25 @@ export class BodyCapture {
     this.size += kept.length
   }
 
+  /** Sets the whole body at once: kept as text when it surely fits (3 bytes a character at most). */
+  set(text: string): void {
+    if (this.size === 0 && text.length * 3 <= this.limit) {
+      this.whole = text
+      this.size += text.length
+    } else {
+      this.append(new TextEncoder().encode(text))
+    }
+  }
+
   text(): string {
+    if (this.whole !== undefined) return this.whole
     // A cut may fall inside a multi-byte character; the decoder replaces the broken tail.
     return new TextDecoder().decode(Buffer.concat(this.chunks))
   }
 
   static of(text: string, limit = BODY_CAPTURE_BYTES): BodyCapture {
     const capture = new BodyCapture(limit)
-    capture.append(new TextEncoder().encode(text))
+    capture.set(text)
     return capture
   }
 }

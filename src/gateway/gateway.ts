@@ -157,7 +157,7 @@ export class Gateway {
       if (!(error instanceof ApiError))
         this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
       const out = JSON.stringify(errorBody(errorFamily(call.path), failure))
-      state.responseBody.append(new TextEncoder().encode(out))
+      state.responseBody.set(out)
       // The code leads the record's error, so `rate_limited` and the rest can be counted and filtered.
       await this.finish(state, { status: 'error', httpStatus: failure.status, error: `${failure.code}: ${failure.message}` })
       return this.respond(
@@ -232,7 +232,7 @@ export class Gateway {
     const text = await response.text()
     const payload = parseJson(text)
     const out = translation ? JSON.stringify(translation.response(payload)) : text
-    state.responseBody.append(new TextEncoder().encode(out))
+    state.responseBody.set(out)
     const meta = await this.finish(state, {
       status: 'success',
       httpStatus: response.status,
@@ -418,15 +418,16 @@ export class Gateway {
         error: String(error),
       }),
     )
-    this.deps.log.debug('gateway request', {
-      requestId: state.requestId,
-      orgId: principal.orgId,
-      provider: state.provider,
-      model,
-      status: outcome.status,
-      httpStatus: outcome.httpStatus,
-      ptb: state.ptb,
-    })
+    if (this.deps.log.debugging)
+      this.deps.log.debug('gateway request', {
+        requestId: state.requestId,
+        orgId: principal.orgId,
+        provider: state.provider,
+        model,
+        status: outcome.status,
+        httpStatus: outcome.httpStatus,
+        ptb: state.ptb,
+      })
     return meta
   }
 

@@ -76,58 +76,78 @@ export type WriterReply = { id: number; balances?: Array<[string, number]>; erro
  * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (issue 8's profile).
  */
 /**
- * The writer thread's file. From source, it sits beside this file. In the executable, every entrypoint
- * is laid out as under src/ (scripts/build.ts lists this one) and a relative name resolves from there;
- * `import.meta.url` would name the single bundle instead.
+ * The writer thread's file. From source, it sits beside this file. In the executable (whose main module
+ * lives under /$bunfs/), every entrypoint is laid out as under src/ (scripts/build.ts lists this one)
+ * and a relative name resolves from there; `import.meta.url` cannot tell, since a bytecode build
+ * reports the source path.
  */
-const WORKER_FILE = import.meta.url.includes('/$bunfs/')
+const WORKER_FILE = Bun.main.startsWith('/$bunfs/')
   ? './gateway/log-writer.worker.ts'
   : new URL('./log-writer.worker.ts', import.meta.url).href
 
 export class ThreadedLogWriter {
-  private readonly worker: Worker
+  private thread: { worker: Worker; opened: Promise<SettledBalances> } | undefined
   private readonly waiting = new Map<number, { resolve: (b: SettledBalances) => void; reject: (e: Error) => void }>()
   private next = 0
-  private readonly opened: Promise<SettledBalances>
 
-  constructor(database: Config['database']) {
-    this.worker = new Worker(WORKER_FILE)
-    this.worker.addEventListener('message', (event: MessageEvent<WriterReply>) => {
+  constructor(private readonly database: Config['database']) {}
+
+  /** Starts the thread now and waits for its connection; otherwise the first batch starts it. */
+  async start(): Promise<void> {
+    await this.running().opened
+  }
+
+  /** The `LogWriter` that hands batches to the thread. */
+  readonly write: LogWriter = async (entries) => {
+    const { worker, opened } = this.running()
+    await opened
+    return this.send(worker, { id: ++this.next, entries })
+  }
+
+  /** Closes the thread's connection and ends it; call it once the log is drained. */
+  async close(): Promise<void> {
+    const thread = this.thread
+    this.thread = undefined
+    if (!thread) return
+    await this.send(thread.worker, { id: ++this.next, close: true }).catch(() => undefined)
+    thread.worker.terminate()
+  }
+
+  /**
+   * The thread, started when first needed (so it does not compete with the server's start-up). One
+   * that died or could not open the database is dropped: the batch fails and is kept by the log, and
+   * the retry starts a new thread.
+   */
+  private running(): { worker: Worker; opened: Promise<SettledBalances> } {
+    if (this.thread) return this.thread
+    const worker = new Worker(WORKER_FILE)
+    const drop = () => {
+      if (this.thread?.worker !== worker) return
+      this.thread = undefined
+      worker.terminate()
+    }
+    worker.addEventListener('message', (event: MessageEvent<WriterReply>) => {
       const { id, balances, error } = event.data
       const waiter = this.waiting.get(id)
       this.waiting.delete(id)
       if (error !== undefined) waiter?.reject(new Error(error))
       else waiter?.resolve(new Map(balances ?? []))
     })
-    // A thread that died takes its batches with it: they fail, and the log keeps them for a retry.
-    this.worker.addEventListener('error', (event) => {
+    worker.addEventListener('error', (event) => {
       for (const waiter of this.waiting.values()) waiter.reject(new Error(`log writer thread failed: ${event.message}`))
       this.waiting.clear()
+      drop()
     })
-    this.opened = this.send({ id: 0, open: database })
+    const opened = this.send(worker, { id: ++this.next, open: this.database })
+    opened.catch(drop)
+    this.thread = { worker, opened }
+    return this.thread
   }
 
-  /** Resolves once the thread has its connection; rejects with why it could not open one. */
-  async start(): Promise<void> {
-    await this.opened
-  }
-
-  /** The `LogWriter` that hands batches to the thread. */
-  readonly write: LogWriter = async (entries) => {
-    await this.opened
-    return this.send({ id: ++this.next, entries })
-  }
-
-  /** Closes the thread's connection and ends it; call it once the log is drained. */
-  async close(): Promise<void> {
-    await this.send({ id: ++this.next, close: true }).catch(() => undefined)
-    this.worker.terminate()
-  }
-
-  private send(request: WriterRequest): Promise<SettledBalances> {
+  private send(worker: Worker, request: WriterRequest): Promise<SettledBalances> {
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject })
-      this.worker.postMessage(request)
+      worker.postMessage(request)
     })
   }
 }

@@ -19,7 +19,7 @@ self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
   const request = event.data
   try {
     if ('open' in request) {
-      db = openDatabase({ database: request.open })
+      db = await openDatabase({ database: request.open })
       const store: Store = createStore(db)
       write = writeEntries(store)
       return reply({ id: request.id })

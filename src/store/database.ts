@@ -3,12 +3,11 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type SQL, sql } from 'drizzle-orm'
 import { type BunSQLiteDatabase, drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
-import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js'
-import postgres from 'postgres'
+import type { drizzle as drizzlePg } from 'drizzle-orm/postgres-js'
 import type { Config } from '../config'
 import type { EmbeddedMigration } from './migrate'
 import { pgMigrations, sqliteMigrations } from './migrations.generated'
-import * as pgSchema from './schema.pg'
+import type * as pgSchema from './schema.pg'
 import * as sqliteSchema from './schema.sqlite'
 
 export type Tables = typeof sqliteSchema
@@ -38,7 +37,7 @@ export interface Database {
   close(): Promise<void>
 }
 
-export function openDatabase(config: Pick<Config, 'database'>): Database {
+export async function openDatabase(config: Pick<Config, 'database'>): Promise<Database> {
   return config.database.kind === 'sqlite' ? openSqlite(config.database.path) : openPostgres(config.database.url)
 }
 
@@ -93,15 +92,21 @@ function openSqlite(path: string): Database {
   return db
 }
 
-function openPostgres(url: string): Database {
+/** The Postgres driver, its drizzle adapter and schema are loaded only when configured: they weigh on start-up. */
+async function openPostgres(url: string): Promise<Database> {
+  const [{ default: postgres }, { drizzle }, schema] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('./schema.pg'),
+  ])
   const client = postgres(url, { max: 10, onnotice: () => undefined })
-  return wrapPostgres(drizzlePg({ client, schema: pgSchema }), () => client.end({ timeout: 5 }))
+  return wrapPostgres(drizzle({ client, schema }), schema, () => client.end({ timeout: 5 }))
 }
 
 type PgOrm = ReturnType<typeof drizzlePg<typeof pgSchema>>
 type PgExecutor = Pick<PgOrm, 'execute' | 'transaction'>
 
-function wrapPostgres(pg: PgExecutor, close: () => Promise<void>): Database {
+function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Promise<void>): Database {
   const raw = (statement: string, params: readonly unknown[]): SQL => {
     // Raw statements carry `$n` placeholders; rebuild them as a drizzle SQL with bound values.
     const parts = statement.split(/\$\d+/)
@@ -115,7 +120,7 @@ function wrapPostgres(pg: PgExecutor, close: () => Promise<void>): Database {
     dialect: 'postgres',
     // The one place the two dialects meet; see the comment on `Orm`.
     orm: pg as unknown as Orm,
-    tables: pgSchema as unknown as Tables,
+    tables: schema as unknown as Tables,
     migrations: pgMigrations,
     async execute(statement, params = []) {
       await pg.execute(raw(statement, params))
@@ -127,7 +132,7 @@ function wrapPostgres(pg: PgExecutor, close: () => Promise<void>): Database {
       return [...(await pg.execute(statement))] as Row[]
     },
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
-      return pg.transaction((tx) => work(wrapPostgres(tx as unknown as PgExecutor, close)))
+      return pg.transaction((tx) => work(wrapPostgres(tx as unknown as PgExecutor, schema, close)))
     },
     close,
   }

@@ -44,7 +44,7 @@ export async function openTestDatabase(dialect: DialectName): Promise<TestDataba
     dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
     location = loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }).database
   }
-  const db = openDatabase({ database: location })
+  const db = await openDatabase({ database: location })
   await migrate(db, db.migrations)
   return {
     db,

@@ -24,9 +24,14 @@ export interface MetaStore {
   get(requestId: string): Promise<StoredMeta | undefined>
 }
 
-/** In-process, bounded: when full, the entry closest to lapsing goes first (insertion order = completion order). */
+/**
+ * In-process, bounded. Entries are kept as JSON text, one string each: a long-lived map of hundreds of
+ * thousands of small objects is what the garbage collector walks on every full collection. Every entry
+ * lives the same time, so insertion order is expiry order: lapsed entries are dropped from the front
+ * as new ones come, and when full the one closest to lapsing goes first.
+ */
 export class MemoryMetaStore implements MetaStore {
-  private readonly entries = new Map<string, { entry: StoredMeta; expiresAt: number }>()
+  private readonly entries = new Map<string, { orgId: string; meta: string; expiresAt: number }>()
 
   constructor(
     private readonly maxEntries = 200_000,
@@ -34,14 +39,14 @@ export class MemoryMetaStore implements MetaStore {
   ) {}
 
   async put(entry: StoredMeta, ttlSeconds: number): Promise<void> {
+    const now = this.now()
     const key = entry.meta.requestId.toLowerCase()
     this.entries.delete(key)
-    while (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next()
-      if (oldest.done) break
-      this.entries.delete(oldest.value)
+    for (const [oldest, { expiresAt }] of this.entries) {
+      if (expiresAt > now && this.entries.size < this.maxEntries) break
+      this.entries.delete(oldest)
     }
-    this.entries.set(key, { entry, expiresAt: this.now() + ttlSeconds * 1000 })
+    this.entries.set(key, { orgId: entry.orgId, meta: JSON.stringify(entry.meta), expiresAt: now + ttlSeconds * 1000 })
   }
 
   async get(requestId: string): Promise<StoredMeta | undefined> {
@@ -52,7 +57,11 @@ export class MemoryMetaStore implements MetaStore {
       this.entries.delete(key)
       return undefined
     }
-    return found.entry
+    return { orgId: found.orgId, meta: JSON.parse(found.meta) as GatewayMeta }
+  }
+
+  get size(): number {
+    return this.entries.size
   }
 }
 
