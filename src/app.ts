@@ -7,6 +7,7 @@ import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
+import { type DispatchPath, dispatchHandler } from './gateway/http'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
 import type { RequestLog } from './gateway/request-log'
@@ -126,6 +127,8 @@ export function createServices(deps: AppDeps) {
     mcpConnections: new McpConnectionsView(deps.store),
     audit: new AuditService(deps.store),
     gateway,
+    /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
+    dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path),
     gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
   }
 }
@@ -173,7 +176,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(securityRoutes(gate, services.security))
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
-    .use(gatewayRoutes(gate, services.gateway, deps.meta, services.gatewayInfo))
+    .use(gatewayRoutes(gate, services.dispatch, deps.meta, services.gatewayInfo))
   checkAgainstCatalogue(app.routes)
   return app.use(catalogueStubs(gate, app.routes))
 }

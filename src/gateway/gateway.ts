@@ -181,8 +181,9 @@ export class Gateway {
     state.mode = translation ? 'translated' : 'passthrough'
     const upstreamPath = this.upstreamPath(call.path, provider, translation)
 
-    // 2. The body in the provider's format; what could not be carried over is named.
-    let upstreamBody: Record<string, unknown> = { ...body, model }
+    // 2. The body in the provider's format; what could not be carried over is named. A body that needs no
+    // change is sent as the caller wrote it: serialising a long prompt again would cost time for nothing.
+    let upstreamBody: Record<string, unknown> = body.model === model ? body : { ...body, model }
     if (translation) {
       const translated = translation.request(upstreamBody)
       upstreamBody = { ...translated.request, model }
@@ -194,7 +195,7 @@ export class Gateway {
 
     // 3. Whose credentials: the organisation's own (BYOK), else the operator's (pass-through billed).
     const credentials = await this.credentialsFor(state, provider)
-    const serialized = JSON.stringify(upstreamBody)
+    const serialized = upstreamBody === body ? call.bodyText : JSON.stringify(upstreamBody)
     state.price = priceFor(provider.name, model)
     if (state.price) {
       const maxTokens = upstreamBody.max_tokens ?? upstreamBody.max_completion_tokens ?? upstreamBody.max_output_tokens

@@ -1,24 +1,20 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../errors'
 import type { Authz } from '../http/authz'
-import type { Gateway } from './gateway'
+import { DISPATCH_PATHS, type DispatchHandler, type DispatchPath } from './http'
 import type { GatewayInfo } from './info'
 import { lookupMeta } from './meta/lookup'
 import type { MetaStore } from './meta/store'
 
-/** Provider-style paths (spec 4.3), dispatched to the provider that serves the requested model. */
-export const DISPATCH_PATHS = [
-  '/v1/chat/completions',
-  '/v1/completions',
-  '/v1/embeddings',
-  '/v1/responses',
-  '/v1/messages',
-] as const
-
 /** Spec 4.2: 8-4-4-4-12 hex, version nibble 4, variant 8, 9, a or b; any case. */
 export const UUID_V4 = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$'
 
-export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, info: GatewayInfo) => {
+export const gatewayRoutes = (
+  authz: Authz,
+  dispatch: (path: DispatchPath) => DispatchHandler,
+  meta: MetaStore,
+  info: GatewayInfo,
+) => {
   const routes = new Elysia({ name: 'gateway-routes' })
     .use(authz)
     .get('/v1/models', ({ principal }) => info.models(principal), {
@@ -53,21 +49,17 @@ export const gatewayRoutes = (authz: Authz, gateway: Gateway, meta: MetaStore, i
         detail: { summary: 'Metadata of a finished request (spec 4.2)' },
       },
     )
-  // Elysia registers in place; the loop keeps the five dispatch paths as one list. The body is read
-  // by the gateway itself (`parse: 'none'`) so that even a malformed one gets the Gw-* headers.
+  // Elysia registers in place; the loop keeps the five dispatch paths as one list. The handler does its
+  // own authentication (see http.ts), so the route takes no macro; the detail documents what it checks.
   for (const path of DISPATCH_PATHS) {
-    routes.post(
-      path,
-      async ({ principal, request, server }) =>
-        gateway.dispatch({
-          principal,
-          path,
-          request,
-          bodyText: await request.text(),
-          keepAlive: () => server?.timeout(request, 0),
-        }),
-      { gateway: true, parse: 'none', detail: { summary: `Provider dispatch: ${path}` } },
-    )
+    const handle = dispatch(path)
+    routes.post(path, ({ request, server }) => handle(request, server ?? undefined), {
+      parse: 'none',
+      detail: { summary: `Provider dispatch: ${path}`, security: [{ bearer: [] }], 'x-scope': 'gateway' } as Record<
+        string,
+        unknown
+      >,
+    })
   }
   return routes
 }

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
+import { createHarness, type Harness, type Org } from './support/harness'
+import { serveHarness } from './support/serve'
+
+/**
+ * `gw serve` routes the dispatch paths from Bun's router straight to the gateway's handler, and the
+ * app routes them through Elysia: both must answer alike, refusals included.
+ */
+let fake: FakeProvider
+let h: Harness
+let org: Org
+let served: { url: string; stop(): Promise<void> }
+let gatewayOnly: string
+let readOnly: string
+
+beforeAll(async () => {
+  fake = await startFakeProvider()
+  h = await createHarness({ providers: providersAt(fake) })
+  org = await h.org('growth')
+  await h.services.organizations.addCredits(org.orgId, 10)
+  served = serveHarness(h)
+  const key = async (scopes: string[]) => {
+    const response = await h.request('POST', '/v1/api-keys', { token: org.ownerSession, body: { name: scopes[0], scopes } })
+    return ((await response.json()) as { data: { key: string } }).data.key
+  }
+  gatewayOnly = await key(['gateway'])
+  readOnly = await key(['traffic.read'])
+})
+afterAll(async () => {
+  await served.stop()
+  await h.close()
+  await fake.close()
+})
+
+const chat = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+const messages = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+
+const ways = [
+  ['served (Bun router)', (path: string, init: RequestInit) => fetch(`${served.url}${path}`, { method: 'POST', ...init })],
+  [
+    'in-process (Elysia)',
+    (path: string, init: RequestInit) => h.app.handle(new Request(`http://localhost${path}`, { method: 'POST', ...init })),
+  ],
+] as const
+
+for (const [way, send] of ways) {
+  describe(`dispatch paths, ${way}`, () => {
+    const call = (path: string, body: string, token?: string) =>
+      send(path, {
+        body,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      })
+
+    test('a call is dispatched and answered with the Gw-* headers', async () => {
+      const response = await call('/v1/chat/completions', chat, gatewayOnly)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('gw-provider')).toBe('openai')
+      expect(response.headers.get('gw-id')).toMatch(/^[0-9a-f-]{36}$/)
+    })
+
+    test("no credential: 401 in the path's SDK format", async () => {
+      const openai = await call('/v1/chat/completions', chat)
+      expect(openai.status).toBe(401)
+      expect(((await openai.json()) as { error: { type: string } }).error.type).toBe('authentication_error')
+      const anthropic = await call('/v1/messages', messages)
+      expect(anthropic.status).toBe(401)
+      expect(await anthropic.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
+    })
+
+    test('a key without the gateway scope: 403', async () => {
+      const response = await call('/v1/chat/completions', chat, readOnly)
+      expect(response.status).toBe(403)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain('"gateway"')
+    })
+
+    test('a malformed body: 400, with the Gw-* headers', async () => {
+      const response = await call('/v1/chat/completions', '{not json', org.apiKey)
+      expect(response.status).toBe(400)
+      expect(response.headers.get('gw-status')).toBe('error')
+    })
+  })
+}
