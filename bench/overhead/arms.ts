@@ -1,6 +1,7 @@
 /**
- * The four ways to reach the same fake provider: directly, through nginx, through gw and through
- * Portkey's open-source gateway. Each arm is a URL and the headers its users would send.
+ * The ways to reach the same fake provider: directly, through nginx, through a bare Bun proxy (the
+ * floor for anything built on Bun), through gw and through Portkey's open-source gateway. Each arm is
+ * a URL and the headers its users would send.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import type { Settings } from './config'
 import { gwBinary, gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
 import { freePort, start, waitForHttp } from './processes'
 
-export const ARM_NAMES = ['direct', 'nginx', 'gw', 'portkey'] as const
+export const ARM_NAMES = ['direct', 'nginx', 'bun-proxy', 'gw', 'portkey'] as const
 export type ArmName = (typeof ARM_NAMES)[number]
 
 export interface Arm {
@@ -83,6 +84,17 @@ async function startNginx(settings: Settings, fakePort: number): Promise<Arm> {
   return { name: 'nginx', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS }
 }
 
+async function startBunProxy(settings: Settings, fakePort: number): Promise<Arm> {
+  const port = freePort()
+  const logPath = join(settings.workDir, 'bun-proxy.log')
+  start([process.execPath, join(import.meta.dir, 'bun-proxy.ts')], {
+    env: { ...process.env, BUN_PROXY_PORT: String(port), UPSTREAM: `http://127.0.0.1:${fakePort}` },
+    logPath,
+  })
+  await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
+  return { name: 'bun-proxy', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS }
+}
+
 export const portkeyDir = join(import.meta.dir, 'node_modules', '@portkey-ai', 'gateway')
 
 /**
@@ -121,7 +133,8 @@ export async function startArms(settings: Settings): Promise<Running> {
   const fakePort = await startFake(settings)
   const direct: Arm = { name: 'direct', url: `http://127.0.0.1:${fakePort}${PATH}`, headers: PROVIDER_HEADERS }
   const nginx = await startNginx(settings, fakePort)
+  const bunProxy = await startBunProxy(settings, fakePort)
   const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort)
   const portkey = await startPortkey(settings, fakePort)
-  return { arms: [direct, nginx, gwArm, portkey], fakePort, gw, gwLog }
+  return { arms: [direct, nginx, bunProxy, gwArm, portkey], fakePort, gw, gwLog }
 }
