@@ -71,11 +71,6 @@ export type WriterRequest =
 export type WriterReply = { id: number; balances?: Array<[string, number]>; error?: string }
 
 /**
- * The request log's writer on a thread of its own (`log-writer.worker.ts`), with its own connection
- * to the database: the server's event loop never waits for a batch, its scan or its commit. With
- * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (issue 8's profile).
- */
-/**
  * The writer thread's file. From source, it sits beside this file. In the executable (whose main module
  * lives under /$bunfs/), every entrypoint is laid out as under src/ (scripts/build.ts lists this one)
  * and a relative name resolves from there; `import.meta.url` cannot tell, since a bytecode build
@@ -85,6 +80,11 @@ const WORKER_FILE = Bun.main.startsWith('/$bunfs/')
   ? './gateway/log-writer.worker.ts'
   : new URL('./log-writer.worker.ts', import.meta.url).href
 
+/**
+ * The request log's writer on a thread of its own (`log-writer.worker.ts`), with its own connection
+ * to the database: the server's event loop never waits for a batch, its scan or its commit. With
+ * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (issue 8's profile).
+ */
 export class ThreadedLogWriter {
   private thread: { worker: Worker; opened: Promise<SettledBalances> } | undefined
   private readonly waiting = new Map<number, { resolve: (b: SettledBalances) => void; reject: (e: Error) => void }>()
