@@ -238,6 +238,22 @@ describe('proxy keys', () => {
     expect((await h.request('POST', '/v1/messages', { token: proxy.key, body: messages('claude-sonnet-4-5') })).status).toBe(403)
   })
 
+  test("a new secret on the bound provider key is used by the proxy key's next call", async () => {
+    const created = await h.request('POST', '/v1/api-keys/proxy-key', {
+      token: org.ownerSession,
+      body: { providerKeyId, name: 'rotating' },
+    })
+    const proxy = ((await created.json()) as { data: { key: string } }).data
+    expect((await h.request('POST', '/v1/messages', { token: proxy.key, body: messages('claude-sonnet-4-5') })).status).toBe(200)
+    const rotated = await h.request('PATCH', `/v1/vault/update/${providerKeyId}`, {
+      token: org.ownerSession,
+      body: { secret: `${SECRET}-rotated` },
+    })
+    expect(rotated.status).toBe(200)
+    expect((await h.request('POST', '/v1/messages', { token: proxy.key, body: messages('claude-sonnet-4-5') })).status).toBe(200)
+    expect(fake.calls.at(-1)?.headers['x-api-key']).toBe(`${SECRET}-rotated`)
+  })
+
   test('a provider key of another organisation, or an ordinary key as a proxy key: 404', async () => {
     const other = await h.org()
     expect(

@@ -22,6 +22,7 @@ const view = (key: ProviderKeyRecord) => ({
 
 /** The gateway reads an organisation's provider keys this fresh; a change is in force within a second everywhere. */
 const CREDENTIALS_CACHE_MS = 1_000
+const byIdKey = (orgId: string, id: string) => `${orgId}#${id}`
 
 export class ProviderKeysService implements OrgKeySource {
   private readonly cache: TtlCache<string, OrgProviderKey | null>
@@ -78,6 +79,7 @@ export class ProviderKeysService implements OrgKeySource {
     const updated = await this.store.providerKeys.update(principal.orgId, id, change)
     if (!updated) throw notFound('provider key')
     this.cache.delete(`${principal.orgId}:${updated.provider}`)
+    this.cache.delete(byIdKey(principal.orgId, id))
     return view(updated)
   }
 
@@ -87,6 +89,7 @@ export class ProviderKeysService implements OrgKeySource {
     // The key and its proxy keys go together.
     await this.store.transaction((tx) => tx.providerKeys.delete(principal.orgId, id))
     this.cache.delete(`${principal.orgId}:${existing.provider}`)
+    this.cache.delete(byIdKey(principal.orgId, id))
     return { id, deleted: true }
   }
 
@@ -101,10 +104,15 @@ export class ProviderKeysService implements OrgKeySource {
     return opened
   }
 
-  /** One key of the organisation, for a proxy key bound to it. */
+  /** One key of the organisation, for a proxy key bound to it (every call of that key asks). */
   async byId(orgId: string, id: string): Promise<OrgProviderKey | null> {
+    const cacheKey = byIdKey(orgId, id)
+    const cached = this.cache.get(cacheKey)
+    if (cached !== undefined) return cached
     const key = await this.store.providerKeys.get(orgId, id)
-    return key ? this.open(key) : null
+    const opened = key ? this.open(key) : null
+    this.cache.set(cacheKey, opened)
+    return opened
   }
 
   private open(key: ProviderKeyRecord): OrgProviderKey {
