@@ -48,7 +48,7 @@ export interface WindowInput {
   dbIncrement?: string
 }
 
-/** A number, or null where there is no value (an average over nothing). */
+/** A value, or null where there is none (an average over nothing, a field never set). */
 export const Maybe = <S extends Parameters<typeof t.Union>[0][number]>(schema: S) => t.Union([schema, t.Null()])
 
 /** A series point: a bucket named by its local start time, and the bucket's values. */
