@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
-import { createHarness, type Harness, type Org } from './support/harness'
+import { createHarness, type Harness, loggedChat, type Org } from './support/harness'
 
 let fake: FakeProvider
 let clock = Date.now()
@@ -28,15 +28,7 @@ const settingsOf = async (token = org.ownerSession) =>
   ((await (await h.request('GET', '/v1/organization/settings', { token })).json()) as { data: Settings }).data
 const post = (path: string, body: unknown, token = org.ownerSession) => h.request('POST', path, { token, body })
 
-async function call(content: string): Promise<string> {
-  const response = await h.request('POST', '/v1/chat/completions', {
-    token: org.apiKey,
-    body: { model: 'gpt-4o', messages: [{ role: 'user', content }] },
-  })
-  expect(response.status).toBe(200)
-  await h.requestLog.flush()
-  return response.headers.get('gw-id') as string
-}
+const call = (content: string): Promise<string> => loggedChat(h, org.apiKey, content)
 
 describe('organisation details, onboarding and terms', () => {
   test('rename, onboarding progress, terms accepted by a person', async () => {

@@ -3,7 +3,7 @@ import { findInjections, INJECTION_RULES } from '../src/security/injection'
 import { scanRequestBody } from '../src/security/scan'
 import type { RequestFlag } from '../src/store/repositories/request-flags'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
-import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
+import { createHarness, DIALECTS, type Harness, loggedChat, type Org } from './support/harness'
 import { requestRecord } from './support/records'
 
 describe('the prompt-injection rules', () => {
@@ -91,15 +91,7 @@ describe('flags are left at log time, through the gateway', () => {
     await fake.close()
   })
 
-  const call = async (content: string) => {
-    const response = await h.request('POST', '/v1/chat/completions', {
-      token: org.apiKey,
-      body: { model: 'gpt-4o', messages: [{ role: 'user', content }] },
-    })
-    expect(response.status).toBe(200)
-    await h.requestLog.flush()
-    return response.headers.get('gw-id') as string
-  }
+  const call = (content: string) => loggedChat(h, org.apiKey, content)
   const flagsOf = async (requestId: string) => {
     const rows = await h.db.query<Record<string, unknown>>('SELECT * FROM request_flags WHERE request_id = $1', [requestId])
     return rows.map((r) => `${r.kind}:${r.category}:${r.occurrences}`).sort()

@@ -179,3 +179,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
   }
 }
+
+/** One chat call through the gateway that must succeed, with its record written; answers its Gw-Id. */
+export async function loggedChat(h: Harness, token: string, content: string): Promise<string> {
+  const response = await h.request('POST', '/v1/chat/completions', {
+    token,
+    body: { model: 'gpt-4o', messages: [{ role: 'user', content }] },
+  })
+  if (response.status !== 200) throw new Error(`the call answered ${response.status}: ${await response.text()}`)
+  await h.requestLog.flush()
+  return response.headers.get('gw-id') as string
+}

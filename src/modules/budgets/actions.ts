@@ -4,7 +4,7 @@ import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
 import type { BudgetAction } from '../../store/repositories/budget-actions'
 import type { Store } from '../../store/store'
 
-export const BUDGET_ACTIONS: readonly BudgetAction['action'][] = ['alert', 'block', 'downgrade', 'throttle']
+export const BUDGET_ACTIONS = ['alert', 'block', 'downgrade', 'throttle'] as const satisfies readonly BudgetAction['action'][]
 
 interface ActionsInput {
   timeFilter?: { start?: string; end?: string }

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { ok, oneOf } from '../../http/schema'
 import { SeriesPoint, timeBodyWith } from '../../query/model'
-import type { BudgetActionViews } from './actions'
+import { BUDGET_ACTIONS, type BudgetActionViews } from './actions'
 
 const Body = timeBodyWith({})
 const read = { permission: 'traffic.read' as const }
@@ -20,7 +20,7 @@ export const budgetRoutes = (authz: Authz, actions: BudgetActionViews) =>
         response: ok(
           t.Array(
             t.Object({
-              action: oneOf(['alert', 'block', 'downgrade', 'throttle']),
+              action: oneOf(BUDGET_ACTIONS),
               scope: t.String(),
               count: t.Number(),
               amount: t.Number({ description: 'USD: the spend that set the actions off' }),
