@@ -27,6 +27,36 @@ describe('the request log writer', () => {
     expect(log.snapshot()).toMatchObject({ written: 25, dropped: 0, queued: 0, failedFlushes: 1 })
   })
 
+  test('records that arrive while a batch is being written go in the next full batches, one write at a time', async () => {
+    const batches: number[] = []
+    let inFlight = 0
+    let release: () => void = () => undefined
+    const firstWrite = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const log = new RequestLog(
+      async (entries) => {
+        inFlight += 1
+        expect(inFlight).toBe(1)
+        if (batches.length === 0) await firstWrite
+        batches.push(entries.length)
+        inFlight -= 1
+      },
+      silentLogger,
+      { batchSize: 10, flushIntervalMs: 1_000 },
+    )
+    for (let i = 0; i < 10; i++) log.record({ record: record(String(i)) })
+    // The first batch is written and blocked; 25 more arrive meanwhile.
+    for (let i = 10; i < 35; i++) log.record({ record: record(String(i)) })
+    release()
+    // Without waiting for the 1 s timer: the end of each full batch starts the next one.
+    while (batches.length < 3) await Bun.sleep(1)
+    expect(batches).toEqual([10, 10, 10])
+    expect(log.snapshot()).toMatchObject({ written: 30, queued: 5 })
+    await log.drain()
+    expect(batches).toEqual([10, 10, 10, 5])
+  })
+
   test('past the body budget, records are still kept, without their bodies', async () => {
     const kept: Array<{ id: string; body: boolean }> = []
     const log = new RequestLog(
