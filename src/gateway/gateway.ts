@@ -3,7 +3,6 @@
  * credits, call the provider, relay its answer (translated when the formats differ), and on the way
  * out price it, charge it, and leave its metadata and its record.
  */
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { ApiError, badRequest, forbidden } from '../errors'
@@ -27,6 +26,7 @@ import {
   type WireFormat,
 } from './providers/provider'
 import { resolveModel } from './providers/registry'
+import { newRequestId } from './request-id'
 import type { RequestLog } from './request-log'
 import { relayStream, type StreamOutcome } from './stream-relay'
 import { type Translation, translationBetween } from './translations'
@@ -133,7 +133,7 @@ export class Gateway {
     const callerFormat: WireFormat = errorFamily(call.path) === 'anthropic' ? 'anthropic' : 'openai'
     const body = asRecord(parseJson(call.bodyText))
     const state: CallState = {
-      requestId: randomUUID(),
+      requestId: newRequestId(),
       startedAt: this.now(),
       principal: call.principal,
       path: call.path,
