@@ -42,7 +42,14 @@ for (const dialect of DIALECTS) {
       const balances = await writer.write([entry('w1', orgId, 'mail me at ann@example.com'), entry('w2', orgId, 'hello')])
       expect(balances?.get(orgId)).toBe(6_000_000)
       expect((await t.store.requests.getMany(orgId, ['w1', 'w2'])).map((r) => r.id).sort()).toEqual(['w1', 'w2'])
-      expect((await t.store.requestBodies.get(orgId, 'w1'))?.requestBody).toContain('[redacted:email]')
+      const body = await t.store.requestBodies.get(orgId, 'w1')
+      expect(body?.requestBody).toContain('[redacted:email]')
+      expect(body).toMatchObject({
+        orgId,
+        responseBody: '{"ok":true}',
+        truncated: false,
+        createdAt: new Date(Date.UTC(2026, 0, 1)),
+      })
       const flags = await t.db.query<{ category: string }>('SELECT category FROM request_flags WHERE request_id = $1', ['w1'])
       expect(flags.map((f) => f.category)).toEqual(['email'])
     })

@@ -38,9 +38,22 @@ const CENTS_PER_USD = 100
 const PLAIN = /^[\w.!~*'()-]*$/
 const escaped = (part: string) => (PLAIN.test(part) ? part : encodeURIComponent(part))
 
-/** Keys of one organisation share its hash tag, so one Lua script may touch them all on a cluster. */
+/**
+ * Keys of one organisation share its hash tag, so one Lua script may touch them all on a cluster.
+ * `kind` comes escaped: it is a segment name or a policy's cached escaped text.
+ */
 const keyOf = (orgId: string, layer: 'w' | 'b', kind: string, value: string) =>
-  `gw:rl:{${orgId}}:${layer}:${escaped(kind)}:${escaped(value)}`
+  `gw:rl:{${orgId}}:${layer}:${kind}:${escaped(value)}`
+
+/** A policy's normalized text, for the headers and messages, and the same escaped, for its keys. */
+interface PolicyText {
+  normalized: string
+  keyPart: string
+}
+const policyText = (policy: Policy): PolicyText => {
+  const normalized = formatPolicy(policy)
+  return { normalized, keyPart: escaped(normalized) }
+}
 
 /** Headers repeat (a client sends the same policy on every call): parsed ones are kept, a bounded few. */
 const PARSED_HEADERS_MAX = 1_000
@@ -58,8 +71,8 @@ interface Applied {
  * the organisation's rules. One store decision covers them all.
  */
 export class RateLimiter {
-  private readonly parsedHeaders = new Map<string, { policy: Policy; normalized: string }>()
-  private readonly normalized = new WeakMap<Policy, string>()
+  private readonly parsedHeaders = new Map<string, Policy>()
+  private readonly texts = new WeakMap<Policy, PolicyText>()
   /** The layer-1 windows' policy and message per segment: the same for every request. */
   private readonly windowText: Record<'global' | 'user' | 'model', { policy: string; describe: string }>
 
@@ -130,12 +143,12 @@ export class RateLimiter {
           throw badRequest(`Gw-RateLimit-Policy has s=${policy.segment}, but the request has no ${segmentSource(policy)}`)
         continue
       }
-      const normalized = this.normalizedOf(policy)
+      const { normalized, keyPart } = this.textOf(policy)
       const cents = policy.unit === 'cents'
       applied.push({
         check: {
           kind: 'bucket',
-          key: keyOf(request.orgId, 'b', normalized, value),
+          key: keyOf(request.orgId, 'b', keyPart, value),
           limit: policy.quota,
           windowMs: policy.windowSeconds * 1000,
           need: cents ? (request.estimateCents ?? 0) : 1,
@@ -151,22 +164,21 @@ export class RateLimiter {
 
   /** A malformed header throws every time (400); a valid one is parsed once. */
   private parsedHeader(header: string): Policy {
-    let parsed = this.parsedHeaders.get(header)
-    if (!parsed) {
-      const policy = parsePolicyHeader(header)
-      parsed = { policy, normalized: formatPolicy(policy) }
+    let policy = this.parsedHeaders.get(header)
+    if (!policy) {
+      policy = parsePolicyHeader(header)
       if (this.parsedHeaders.size >= PARSED_HEADERS_MAX) this.parsedHeaders.clear()
-      this.parsedHeaders.set(header, parsed)
-      this.normalized.set(policy, parsed.normalized)
+      this.parsedHeaders.set(header, policy)
     }
-    return parsed.policy
+    return policy
   }
 
-  private normalizedOf(policy: Policy): string {
-    let text = this.normalized.get(policy)
+  /** Computed once per policy: a header's parsed policy and an organisation's cached rules are reused. */
+  private textOf(policy: Policy): PolicyText {
+    let text = this.texts.get(policy)
     if (text === undefined) {
-      text = formatPolicy(policy)
-      this.normalized.set(policy, text)
+      text = policyText(policy)
+      this.texts.set(policy, text)
     }
     return text
   }

@@ -62,11 +62,14 @@ export interface Store extends Repositories {
 
 /** Every repository over one database. */
 export function createStore(db: Database): Store {
+  const own = repositories(db)
   return {
-    ...repositories(db),
+    ...own,
     dialect: db.dialect,
     schema: { dialect: db.dialect, tables: db.tables },
-    transaction: (work) => db.transaction((tx) => work(repositories(tx))),
+    // SQLite's transaction runs on the database itself: its repositories, and the statements they have
+    // prepared, serve again instead of being made anew for every request-log batch.
+    transaction: (work) => db.transaction((tx) => work(tx === db ? own : repositories(tx))),
     ping: async () => {
       await db.query('SELECT 1')
     },
