@@ -143,4 +143,63 @@ describe('the in-process metadata store', () => {
     expect(await store.get('a')).toBeUndefined()
     expect((await store.get('d'))?.meta.requestId).toBe('d')
   })
+
+  test("finds an id whatever its case, and never another organisation's entry under it", async () => {
+    const store = new MemoryMetaStore(10)
+    const id = '01a204e3-9cb1-4355-93e8-7d7423609d49'
+    await store.put({ orgId: 'a', meta: meta(id) }, 300)
+    expect(await store.get(id.toUpperCase())).toEqual({ orgId: 'a', meta: meta(id) })
+    expect(await store.get('01a204e3-9cb1-4355-93e8-7d7423609d4a')).toBeUndefined()
+  })
+
+  test('refuses an id it could not keep exactly, and an entry larger than itself', async () => {
+    const store = new MemoryMetaStore(10)
+    await expect(store.put({ orgId: 'o', meta: meta('café') }, 300)).rejects.toThrow('printable ASCII')
+    await expect(store.put({ orgId: 'o', meta: meta('') }, 300)).rejects.toThrow('printable ASCII')
+    const huge = { ...meta('big'), translationWarning: 'x'.repeat(70_000) }
+    await expect(store.put({ orgId: 'o', meta: huge }, 300)).rejects.toThrow('cannot be stored')
+    expect(store.size).toBe(0)
+  })
+
+  // 1,000 entries: 320 KB of chunks that the bytes fill first, so writing comes round again and again.
+  // 5,000: the store also grows (from room for 1,024 entries) while it does.
+  test.each([1_000, 5_000])(
+    'holding %i: every lookup answers the latest entry of its id or nothing, and the newest are all there',
+    async (bound) => {
+      let now = 0
+      const store = new MemoryMetaStore(bound, () => now)
+      const latest = new Map<string, { orgId: string; meta: ReturnType<typeof meta> & { translationWarning?: string } }>()
+      const recent: string[] = []
+      const recentIds: string[] = []
+      let seed = 7
+      const random = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+        return seed / 2 ** 31
+      }
+      for (let i = 0; i < 20_000; i++) {
+        // Now and then an id comes again, and entries differ in size.
+        const id = random() < 0.05 && recent.length > 0 ? (recent[Math.floor(random() * recent.length)] as string) : `req-${i}`
+        const entry = { orgId: `org-${i % 7}`, meta: { ...meta(id), translationWarning: 'w'.repeat(Math.floor(random() * 600)) } }
+        await store.put(entry, 300)
+        latest.set(id, entry)
+        recent.push(id)
+        recentIds.push(id)
+        if (recent.length > 50) recent.shift()
+        now += 1
+        if (i % 97 === 0) {
+          for (const [known, expected] of latest) {
+            const found = await store.get(known)
+            if (found !== undefined) expect(found).toEqual(expected)
+          }
+          for (const id of recent) expect(await store.get(id)).toEqual(latest.get(id))
+        }
+        if (latest.size > 2_000) latest.delete(latest.keys().next().value as string)
+      }
+      expect(store.size).toBeLessThanOrEqual(bound)
+      // What surely fits (entries are at most about 800 bytes; coming round to a chunk drops at most an
+      // eighth of the store) is all there at the end.
+      const fits = Math.floor((bound * 320 * 0.8) / 800)
+      for (const id of recentIds.slice(-fits)) expect(await store.get(id)).toEqual(latest.get(id))
+    },
+  )
 })
