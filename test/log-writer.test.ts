@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ThreadedLogWriter } from '../src/gateway/log-writer'
+import { fromWire, ThreadedLogWriter, toWire } from '../src/gateway/log-writer'
 import type { WritableEntry } from '../src/gateway/request-log'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
@@ -12,6 +12,16 @@ const entry = (id: string, orgId: string, content: string): WritableEntry => ({
     truncated: false,
     policy: { store: true, redact: true },
   },
+})
+
+describe('an entry on its way to the writer thread', () => {
+  test('arrives as it was sent, bodies or not, through a structured clone', () => {
+    const withBodies = entry('e1', 'org', 'hello')
+    const withProperties: WritableEntry = {
+      record: requestRecord({ id: 'e2', orgId: 'org', properties: { team: 'a' }, userId: 'u', costNano: null }),
+    }
+    for (const sent of [withBodies, withProperties]) expect(fromWire(structuredClone(toWire(sent)))).toEqual(sent)
+  })
 })
 
 for (const dialect of DIALECTS) {

@@ -3,6 +3,7 @@ import { redactPii } from '../security/pii'
 import { scanRequestBody } from '../security/scan'
 import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestFlag } from '../store/repositories/request-flags'
+import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
 import { debitOf, type LogWriter, type SettledBalances, type WritableEntry } from './request-log'
 
@@ -63,10 +64,70 @@ export const writeEntries =
     })
   }
 
+/** A record's fields in the order a wire entry carries their values. */
+const RECORD_FIELDS = [
+  'id',
+  'orgId',
+  'apiKeyId',
+  'userId',
+  'sessionId',
+  'properties',
+  'provider',
+  'model',
+  'path',
+  'gatewayMode',
+  'translationWarning',
+  'status',
+  'httpStatus',
+  'latencyMs',
+  'timeToFirstTokenMs',
+  'promptTokens',
+  'completionTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'totalTokens',
+  'costNano',
+  'costNote',
+  'estimatedCostNano',
+  'ptb',
+  'error',
+  'country',
+  'createdAt',
+] as const satisfies ReadonlyArray<keyof RequestRecord>
+// A field added to RequestRecord and not to the list above fails to compile here.
+const everyField: Exclude<keyof RequestRecord, (typeof RECORD_FIELDS)[number]> extends never ? true : never = true
+void everyField
+
+/**
+ * An entry as it crosses to the writer thread: the record's values in RECORD_FIELDS order, then, when
+ * it has them, its bodies and their policy. Posting objects writes every key of every record out
+ * again; flat arrays clone in about half the time (1.2 against 2.2 µs a record), on the server thread.
+ */
+export type WireEntry = unknown[]
+
+export function toWire({ record, bodies }: WritableEntry): WireEntry {
+  const wire: unknown[] = RECORD_FIELDS.map((field) => record[field])
+  if (bodies) wire.push(bodies.request, bodies.response, bodies.truncated, bodies.policy.store, bodies.policy.redact)
+  return wire
+}
+
+export function fromWire(wire: WireEntry): WritableEntry {
+  const record = Object.fromEntries(RECORD_FIELDS.map((field, i) => [field, wire[i]])) as unknown as RequestRecord
+  if (wire.length === RECORD_FIELDS.length) return { record }
+  const [request, response, truncated, store, redact] = wire.slice(RECORD_FIELDS.length) as [
+    string,
+    string,
+    boolean,
+    boolean,
+    boolean,
+  ]
+  return { record, bodies: { request, response, truncated, policy: { store, redact } } }
+}
+
 /** The messages between the server and its log-writer thread: open the database, write a batch, close. */
 export type WriterRequest =
   | { id: number; open: Config['database'] }
-  | { id: number; entries: readonly WritableEntry[] }
+  | { id: number; entries: readonly WireEntry[] }
   | { id: number; close: true }
 export type WriterReply = { id: number; balances?: Array<[string, number]>; error?: string }
 
@@ -101,7 +162,7 @@ export class ThreadedLogWriter {
   readonly write: LogWriter = async (entries) => {
     const { worker, opened } = this.running()
     await opened
-    return this.send(worker, { id: ++this.next, entries })
+    return this.send(worker, { id: ++this.next, entries: entries.map(toWire) })
   }
 
   /** Closes the thread's connection and ends it; call it once the log is drained. */

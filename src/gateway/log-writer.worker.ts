@@ -5,7 +5,7 @@
  */
 import { type Database, openDatabase } from '../store/database'
 import { createStore, type Store } from '../store/store'
-import { type WriterReply, type WriterRequest, writeEntries } from './log-writer'
+import { fromWire, type WriterReply, type WriterRequest, writeEntries } from './log-writer'
 import type { LogWriter } from './request-log'
 
 declare const self: Worker
@@ -30,7 +30,7 @@ self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
       return reply({ id: request.id })
     }
     if (!write) throw new Error('the log writer has no database open')
-    const balances = await write(request.entries)
+    const balances = await write(request.entries.map(fromWire))
     reply({ id: request.id, balances: [...(balances ?? [])] })
   } catch (error) {
     reply({ id: request.id, error: error instanceof Error ? error.message : String(error) })
