@@ -108,18 +108,18 @@ export class RequestLog {
     }
     this.addDebit(entry, 1)
     this.stats.queued = this.queue.length
-    this.schedule(this.flushIntervalMs)
+    this.schedule()
   }
 
   /**
-   * A full batch is written at once, a smaller one after `delayMs` for companions. While a flush is in
+   * A full batch is written at once, a smaller one after the flush interval, for companions. While a flush is in
    * flight nothing is scheduled: its end schedules the next. (Starting a waiting flush for every record
    * of a full queue made each batch's end wake thousands of them: 8 % of the server's CPU at saturation.)
    */
-  private schedule(delayMs: number): void {
+  private schedule(): void {
     if (this.flushing || this.queue.length === 0) return
     if (this.queue.length >= this.batchSize) void this.flush()
-    else this.timer ??= setTimeout(() => void this.flush(), delayMs)
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs)
   }
 
   /** What the queued records of an organisation will take from its credits once written (nano-USD). */
@@ -177,7 +177,7 @@ export class RequestLog {
         this.stats.queued = this.queue.length
         // A failed batch is retried after a pause, not at once: the database may need a moment.
         if (failed) this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs * 10)
-        else this.schedule(this.flushIntervalMs)
+        else this.schedule()
       })
     await this.flushing
   }
