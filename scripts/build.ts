@@ -10,8 +10,23 @@ const at = process.argv.indexOf('--outfile')
 const outfile = at > 0 ? (process.argv[at + 1] ?? 'dist/gw') : 'dist/gw'
 // --bytecode: the executable starts from compiled bytecode instead of parsing its source, which
 // halves the time to the first healthy /healthcheck (bench/results, issue 8).
+// The executable takes its settings from the environment only (DESIGN.md): Bun's compiled programs
+// would otherwise read a `.env` and a `bunfig.toml` from whatever directory they are started in, and a
+// bunfig's `preload` runs code from there.
+const FROM_ENVIRONMENT_ONLY = ['--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
 const result = Bun.spawnSync(
-  ['bun', 'build', '--compile', '--minify', '--bytecode', '--target=bun', ...ENTRYPOINTS, '--outfile', outfile],
+  [
+    'bun',
+    'build',
+    '--compile',
+    '--minify',
+    '--bytecode',
+    ...FROM_ENVIRONMENT_ONLY,
+    '--target=bun',
+    ...ENTRYPOINTS,
+    '--outfile',
+    outfile,
+  ],
   {
     stdout: 'inherit',
     stderr: 'inherit',

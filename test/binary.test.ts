@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { VERSION } from '../src/version'
@@ -57,6 +57,20 @@ describe('the compiled binary', () => {
 
   test('an unknown command exits 2', () => {
     expect(run(['frobnicate'], { cwd: home }).code).toBe(2)
+  })
+
+  test("takes nothing from the working directory: a .env there changes no setting, a bunfig.toml's preload never runs", () => {
+    const cwd = join(work, 'hostile')
+    mkdirSync(cwd, { recursive: true })
+    writeFileSync(join(cwd, '.env'), `GW_DATA_DIR=${join(cwd, 'from-dotenv')}\n`)
+    writeFileSync(join(cwd, 'bunfig.toml'), 'preload = ["./preload.ts"]\n')
+    writeFileSync(join(cwd, 'preload.ts'), 'console.error("PRELOAD RAN")\n')
+    const result = run(['bootstrap', '--org', 'o', '--email', 'a@example.test'], { cwd })
+    expect(result.code).toBe(0)
+    expect(result.stderr).not.toContain('PRELOAD RAN')
+    // GW_DATA_DIR is unset, so the default (./gw-data) serves, not the .env's directory.
+    expect(existsSync(join(cwd, 'from-dotenv'))).toBe(false)
+    expect(existsSync(join(cwd, 'gw-data'))).toBe(true)
   })
 
   test('from an empty directory: serves, bootstraps, enforces permissions, stops cleanly', async () => {
