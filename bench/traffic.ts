@@ -251,6 +251,10 @@ const wholeSet = {
 }
 
 function cases(expected: Expected): Case[] {
+  const countCheck = (want: number) => (data: unknown) => {
+    const n = (data as { count: number }).count
+    return n === want ? undefined : `${n}, expected ${want}`
+  }
   const seriesCheck = (field: 'count' | 'cost') => (data: unknown) => {
     const rows = data as Array<{ time: string; count?: number; cost?: number }>
     if (rows.length !== 90) return `${rows.length} buckets, expected 90`
@@ -287,20 +291,14 @@ function cases(expected: Expected): Case[] {
       path: '/v1/request/count/query',
       body: { filter: weekFilter },
       target: { ms: 300, label: '< 300 ms' },
-      check: (data) => {
-        const n = (data as { count: number }).count
-        return n === expected.weekOfTargetModel ? undefined : `${n}, expected ${expected.weekOfTargetModel}`
-      },
+      check: countCheck(expected.weekOfTargetModel),
     },
     {
       name: 'count: no filter (whole organisation)',
       path: '/v1/request/count/query',
       body: {},
       target: { ms: 300, label: '< 300 ms' },
-      check: (data) => {
-        const n = (data as { count: number }).count
-        return n === expected.total ? undefined : `${n}, expected ${expected.total}`
-      },
+      check: countCheck(expected.total),
     },
     {
       name: 'metrics/requestOverTime: 90 days by day',

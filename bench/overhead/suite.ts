@@ -5,17 +5,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type ArmName, startArms } from './arms'
+import { type Arm, type ArmName, startArms } from './arms'
 import { runBurst } from './burst'
 import { verifyArm } from './calls'
 import { runColdStarts } from './cold-start'
 import { loadSettings } from './config'
-import { type FixedRateResult, runFixedRate } from './fixed-rate'
+import { runFixedRate } from './fixed-rate'
 import { formatLoad, machineFacts } from './machine'
 import { RssPeak, rssMiB } from './memory'
 import { stop, stopAll, trackChildren } from './processes'
 import { type Condition, renderReport } from './report'
-import { runSaturation, type SaturationResult } from './saturation'
+import { runSaturation } from './saturation'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
 
@@ -47,26 +47,25 @@ async function main(): Promise<void> {
     return new Map([...timings].map(([arm, t]) => [arm, { plain: summarize(t.plain), firstByte: summarize(t.firstByte) }]))
   })
 
-  // (c) before (b): gw's memory under the fixed rate must not include saturation's high-water mark.
-  const fixedRate = new Map<ArmName, FixedRateResult>()
-  let peakFixedRate = 0
-  await scenario('(c) fixed rate, (d) memory', async () => {
+  /** Runs a load on each arm in turn; gw's resident-memory peak is taken while its own load runs. */
+  const loadEach = async <R>(load: (arm: Arm) => Promise<R>) => {
+    const results = new Map<ArmName, R>()
+    let gwPeak = 0
     for (const arm of arms) {
       const peak = arm.name === 'gw' ? new RssPeak(gw.pid) : undefined
-      fixedRate.set(arm.name, await runFixedRate(arm, settings.fixedRate))
-      if (peak) peakFixedRate = peak.stop()
+      results.set(arm.name, await load(arm))
+      if (peak) gwPeak = peak.stop()
     }
-  })
+    return { results, gwPeak }
+  }
 
-  const saturation = new Map<ArmName, SaturationResult>()
-  let peakSaturation = 0
-  await scenario('(b) saturation', async () => {
-    for (const arm of arms) {
-      const peak = arm.name === 'gw' ? new RssPeak(gw.pid) : undefined
-      saturation.set(arm.name, await runSaturation(arm, settings.saturation))
-      if (peak) peakSaturation = peak.stop()
-    }
-  })
+  // (c) before (b): gw's memory under the fixed rate must not include saturation's high-water mark.
+  const { results: fixedRate, gwPeak: peakFixedRate } = await scenario('(c) fixed rate, (d) memory', () =>
+    loadEach((arm) => runFixedRate(arm, settings.fixedRate)),
+  )
+  const { results: saturation, gwPeak: peakSaturation } = await scenario('(b) saturation', () =>
+    loadEach((arm) => runSaturation(arm, settings.saturation)),
+  )
   const afterRun = rssMiB(gw.pid)
 
   const coldStart = await scenario('(e) cold start', async () => {
