@@ -18,11 +18,14 @@ export interface Arm {
   /** Where to POST a chat completion. */
   url: string
   headers: Record<string, string>
+  /** The process that serves the arm (for the direct arm, the fake provider); scenario (c) watches its CPU. */
+  pid: number
 }
 
 export interface Running {
   arms: Arm[]
   fakePort: number
+  fakePid: number
   gw: Subprocess
   gwLog: string
 }
@@ -32,15 +35,15 @@ const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-t
 /** Any answer at all: the server is listening. */
 const anyAnswer = () => true
 
-async function startFake(settings: Settings): Promise<number> {
+async function startFake(settings: Settings): Promise<{ port: number; pid: number }> {
   const port = freePort()
   const logPath = join(settings.workDir, 'fake-provider.log')
-  start([process.execPath, join(import.meta.dir, 'fake-provider.ts')], {
+  const child = start([process.execPath, join(import.meta.dir, 'fake-provider.ts')], {
     env: { ...process.env, FAKE_PORT: String(port), FAKE_LATENCY_MS: String(settings.fakeLatencyMs) },
     logPath,
   })
   await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
-  return port
+  return { port, pid: child.pid }
 }
 
 /**
@@ -79,20 +82,20 @@ async function startNginx(settings: Settings, fakePort: number): Promise<Arm> {
   writeFileSync(conf, nginxConfig(dir, port, fakePort, settings.nginxWorkers))
   const logPath = join(dir, 'stdio.log')
   // -e: log start-up errors here too, before the config names its own error log.
-  start(['nginx', '-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { env: process.env, logPath })
+  const child = start(['nginx', '-p', dir, '-c', conf, '-e', join(dir, 'error.log')], { env: process.env, logPath })
   await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
-  return { name: 'nginx', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS }
+  return { name: 'nginx', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS, pid: child.pid }
 }
 
 async function startBunProxy(settings: Settings, fakePort: number): Promise<Arm> {
   const port = freePort()
   const logPath = join(settings.workDir, 'bun-proxy.log')
-  start([process.execPath, join(import.meta.dir, 'bun-proxy.ts')], {
+  const child = start([process.execPath, join(import.meta.dir, 'bun-proxy.ts')], {
     env: { ...process.env, BUN_PROXY_PORT: String(port), UPSTREAM: `http://127.0.0.1:${fakePort}` },
     logPath,
   })
   await waitForHttp(`http://127.0.0.1:${port}/stats`, anyAnswer, 10_000, logPath)
-  return { name: 'bun-proxy', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS }
+  return { name: 'bun-proxy', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS, pid: child.pid }
 }
 
 export const portkeyDir = join(import.meta.dir, 'node_modules', '@portkey-ai', 'gateway')
@@ -104,7 +107,7 @@ export const portkeyDir = join(import.meta.dir, 'node_modules', '@portkey-ai', '
 async function startPortkey(settings: Settings, fakePort: number): Promise<Arm> {
   const port = freePort()
   const logPath = join(settings.workDir, 'portkey.log')
-  start(['node', join(portkeyDir, 'build', 'start-server.js'), `--port=${port}`, '--headless'], {
+  const child = start(['node', join(portkeyDir, 'build', 'start-server.js'), `--port=${port}`, '--headless'], {
     env: process.env,
     logPath,
   })
@@ -117,6 +120,7 @@ async function startPortkey(settings: Settings, fakePort: number): Promise<Arm> 
       'x-portkey-provider': 'openai',
       'x-portkey-custom-host': `http://127.0.0.1:${fakePort}/v1`,
     },
+    pid: child.pid,
   }
 }
 
@@ -126,15 +130,16 @@ async function startGwArm(settings: Settings, fakePort: number): Promise<{ arm: 
   const org = await prepareOrg(binary, env)
   const gwLog = join(settings.workDir, 'gw.log')
   const gw = await startGw(binary, env, gwLog)
-  return { arm: { name: 'gw', url: `http://127.0.0.1:${env.GW_PORT}${PATH}`, headers: gwHeaders(org.apiKey) }, gw, gwLog }
+  const arm: Arm = { name: 'gw', url: `http://127.0.0.1:${env.GW_PORT}${PATH}`, headers: gwHeaders(org.apiKey), pid: gw.pid }
+  return { arm, gw, gwLog }
 }
 
 export async function startArms(settings: Settings): Promise<Running> {
-  const fakePort = await startFake(settings)
-  const direct: Arm = { name: 'direct', url: `http://127.0.0.1:${fakePort}${PATH}`, headers: PROVIDER_HEADERS }
+  const { port: fakePort, pid: fakePid } = await startFake(settings)
+  const direct: Arm = { name: 'direct', url: `http://127.0.0.1:${fakePort}${PATH}`, headers: PROVIDER_HEADERS, pid: fakePid }
   const nginx = await startNginx(settings, fakePort)
   const bunProxy = await startBunProxy(settings, fakePort)
   const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort)
   const portkey = await startPortkey(settings, fakePort)
-  return { arms: [direct, nginx, bunProxy, gwArm, portkey], fakePort, gw, gwLog }
+  return { arms: [direct, nginx, bunProxy, gwArm, portkey], fakePort, fakePid, gw, gwLog }
 }

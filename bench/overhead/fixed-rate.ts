@@ -7,6 +7,7 @@
 import type { Arm } from './arms'
 import { PLAIN_BODY } from './calls'
 import type { Settings } from './config'
+import { type CpuUse, CpuWatch, type Watched } from './cpu'
 import { type Summary, summarize } from './stats'
 
 export interface FixedRateResult {
@@ -18,6 +19,8 @@ export interface FixedRateResult {
   lateness: Summary
   achievedRps: number
   errors: number
+  /** What the watched processes' threads ran and waited for a core during the measured part. */
+  cpu: CpuUse
 }
 
 interface Samples {
@@ -47,7 +50,7 @@ async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
   }
 }
 
-async function openLoop(arm: Arm, rps: number, seconds: number): Promise<FixedRateResult> {
+async function openLoop(arm: Arm, rps: number, seconds: number): Promise<Omit<FixedRateResult, 'cpu'>> {
   const total = rps * seconds
   const interval = 1000 / rps
   const samples: Samples = { latency: [], service: [], lateness: [], errors: 0, lastDone: 0 }
@@ -71,7 +74,10 @@ async function openLoop(arm: Arm, rps: number, seconds: number): Promise<FixedRa
   }
 }
 
-export async function runFixedRate(arm: Arm, settings: Settings['fixedRate']): Promise<FixedRateResult> {
+/** `watch` names the processes whose threads' CPU is taken over the measured part, besides this client. */
+export async function runFixedRate(arm: Arm, settings: Settings['fixedRate'], watch: Watched): Promise<FixedRateResult> {
   if (settings.warmupSeconds > 0) await openLoop(arm, settings.rps, settings.warmupSeconds)
-  return openLoop(arm, settings.rps, settings.seconds)
+  const cpu = new CpuWatch(watch)
+  const result = await openLoop(arm, settings.rps, settings.seconds)
+  return { ...result, cpu: cpu.stop() }
 }

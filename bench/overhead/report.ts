@@ -5,6 +5,7 @@
 import { ARM_NAMES, type ArmName } from './arms'
 import type { BurstResult } from './burst'
 import type { Settings } from './config'
+import { roleTotal } from './cpu'
 import type { FixedRateResult } from './fixed-rate'
 import type { MachineFacts } from './machine'
 import type { SaturationResult } from './saturation'
@@ -150,6 +151,53 @@ function fixedRate(r: Results): string {
   )
 }
 
+/** Each arm's processes during its fixed-rate run: what they ran, and how long they waited for a core. */
+function fixedRateCpu(r: Results): string {
+  const cores = r.facts.cores
+  return table(
+    [
+      'arm',
+      'server CPU ms',
+      'µs per request',
+      'server waited for a core, ms',
+      'provider CPU ms',
+      'client CPU ms',
+      'all three, % of the cores',
+    ],
+    ARM_NAMES.map((arm) => {
+      const f = get(r.fixedRate, arm)
+      const [server, provider, client] = ['server', 'provider', 'client'].map((role) => roleTotal(f.cpu, role)) as [
+        { cpuMs: number; waitMs: number },
+        { cpuMs: number; waitMs: number },
+        { cpuMs: number; waitMs: number },
+      ]
+      const requests = f.achievedRps * f.cpu.seconds
+      const busy = (server.cpuMs + provider.cpuMs + client.cpuMs) / (f.cpu.seconds * 1000 * cores)
+      return [
+        arm,
+        server.cpuMs.toFixed(0),
+        ((server.cpuMs * 1000) / requests).toFixed(1),
+        server.waitMs.toFixed(0),
+        arm === 'direct' ? '(the server)' : provider.cpuMs.toFixed(0),
+        client.cpuMs.toFixed(0),
+        `${(busy * 100).toFixed(0)} %`,
+      ]
+    }),
+  )
+}
+
+/** The threads of gw and of the bare Bun proxy during their fixed-rate runs, the busiest first. */
+function serverThreads(r: Results): string {
+  const arms: ArmName[] = ['gw', 'bun-proxy']
+  const rows = arms.flatMap((arm) =>
+    get(r.fixedRate, arm)
+      .cpu.threads.filter((t) => t.role === 'server' && t.cpuMs >= 5)
+      .sort((a, b) => b.cpuMs - a.cpuMs)
+      .map((t) => [arm, t.thread, t.cpuMs.toFixed(0), t.waitMs.toFixed(0)]),
+  )
+  return table(['arm', 'thread', 'CPU ms', 'waited for a core, ms'], rows)
+}
+
 function ratios(r: Results): string {
   const row = (measure: string, of: (arm: ArmName) => number, digits: number): string[] => {
     const gw = of('gw')
@@ -244,6 +292,14 @@ ${saturation(r)}
 Latency counts from each request's scheduled send time, so a server that stalls is charged for the queue it causes; "service" counts from the actual send. "Send slack" is how late the client's timer sent, the same for every arm. ms.
 
 ${fixedRate(r)}
+
+Where the CPU went during each arm's ${r.settings.fixedRate.seconds} s (\`/proc/<pid>/task/*/schedstat\`): the arm's server with its child processes, the fake provider and this client, ${r.facts.cores} cores in all. A thread that "waited for a core" was ready to run while every core was busy: on a machine with few cores, time a request spends that way lands in the tail.
+
+${fixedRateCpu(r)}
+
+Threads of gw and of the bare Bun proxy with 5 ms of CPU or more (gw's event loop is the thread named after the binary, \`gw\`; \`Worker\` is its request-log writer; \`HTTP Client\` is the runtime's thread for outgoing calls):
+
+${serverThreads(r)}
 
 ## (d) gw resident memory (VmRSS)
 

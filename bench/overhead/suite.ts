@@ -36,7 +36,7 @@ async function scenario<T>(name: string, work: () => Promise<T>): Promise<T> {
 
 async function main(): Promise<void> {
   const facts = await machineFacts(repoRoot)
-  const { arms, fakePort, gw, gwLog } = await scenario('start the arms', () => startArms(settings))
+  const { arms, fakePort, fakePid, gw, gwLog } = await scenario('start the arms', () => startArms(settings))
   // Before any traffic: what gw holds once started and idle.
   await Bun.sleep(1_000)
   const idle = rssMiB(gw.pid)
@@ -61,7 +61,10 @@ async function main(): Promise<void> {
 
   // (c) before (b): gw's memory under the fixed rate must not include saturation's high-water mark.
   const { results: fixedRate, gwPeak: peakFixedRate } = await scenario('(c) fixed rate, (d) memory', () =>
-    loadEach((arm) => runFixedRate(arm, settings.fixedRate)),
+    loadEach((arm) =>
+      // The direct arm's server is the provider itself.
+      runFixedRate(arm, settings.fixedRate, arm.pid === fakePid ? { server: arm.pid } : { server: arm.pid, provider: fakePid }),
+    ),
   )
   const { results: saturation, gwPeak: peakSaturation } = await scenario('(b) saturation', () =>
     loadEach((arm) => runSaturation(arm, settings.saturation)),
