@@ -19,7 +19,8 @@ export interface Settings {
   fakeLatencyMs: number
   sequential: { requests: number; warmup: number; block: number }
   saturation: { connections: number; threads: number; seconds: number; warmupSeconds: number }
-  fixedRate: { rps: number; seconds: number; warmupSeconds: number }
+  /** `seconds` and `warmupSeconds` are per round; the arms take turns, `rounds` times. */
+  fixedRate: { rps: number; seconds: number; rounds: number; warmupSeconds: number }
   coldStart: { runs: number }
   burst: { requests: number; concurrency: number }
   nginxWorkers: number
@@ -46,8 +47,9 @@ export function loadSettings(repoRoot: string): Settings {
     },
     fixedRate: {
       rps: integer('RATE_RPS', 1_000),
-      seconds: integer('RATE_SECONDS', 10),
-      warmupSeconds: integer('RATE_WARMUP_SECONDS', 2, 0),
+      seconds: integer('RATE_SECONDS', 4),
+      rounds: integer('RATE_ROUNDS', 3),
+      warmupSeconds: integer('RATE_WARMUP_SECONDS', 1, 0),
     },
     coldStart: { runs: integer('COLD_RUNS', 10) },
     burst: { requests: integer('BURST_REQUESTS', 10_000), concurrency: integer('BURST_CONCURRENCY', 64) },

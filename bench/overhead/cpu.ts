@@ -97,6 +97,20 @@ export class CpuWatch {
   }
 }
 
+/** Two stretches of watching as one: times summed by role and thread. */
+export function addUse(a: CpuUse | undefined, b: CpuUse): CpuUse {
+  if (!a) return b
+  const threads = new Map(a.threads.map((t) => [`${t.role}/${t.thread}`, { ...t }]))
+  for (const t of b.threads) {
+    const total = threads.get(`${t.role}/${t.thread}`)
+    if (total) {
+      total.cpuMs += t.cpuMs
+      total.waitMs += t.waitMs
+    } else threads.set(`${t.role}/${t.thread}`, { ...t })
+  }
+  return { seconds: a.seconds + b.seconds, threads: [...threads.values()] }
+}
+
 /** A role's totals over all its threads. */
 export function roleTotal(use: CpuUse, role: string): { cpuMs: number; waitMs: number } {
   let cpuMs = 0

@@ -4,10 +4,10 @@
  * instead of silently slowing the client down (coordinated omission). wrk2 is not packaged by Debian,
  * hence this client.
  */
-import type { Arm } from './arms'
+import type { Arm, ArmName } from './arms'
 import { PLAIN_BODY } from './calls'
 import type { Settings } from './config'
-import { type CpuUse, CpuWatch, type Watched } from './cpu'
+import { addUse, type CpuUse, CpuWatch, type Watched } from './cpu'
 import { type Summary, summarize } from './stats'
 
 export interface FixedRateResult {
@@ -28,7 +28,9 @@ interface Samples {
   service: number[]
   lateness: number[]
   errors: number
-  lastDone: number
+  /** Time from each measured round's first send to its last answer, summed. */
+  measuredMs: number
+  cpu?: CpuUse
 }
 
 async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
@@ -37,7 +39,6 @@ async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
     const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: PLAIN_BODY })
     await response.arrayBuffer()
     const done = performance.now()
-    into.lastDone = Math.max(into.lastDone, done)
     if (response.status !== 200) {
       into.errors += 1
       return
@@ -50,34 +51,65 @@ async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
   }
 }
 
-async function openLoop(arm: Arm, rps: number, seconds: number): Promise<Omit<FixedRateResult, 'cpu'>> {
+async function openLoop(arm: Arm, rps: number, seconds: number, into: Samples): Promise<void> {
   const total = rps * seconds
   const interval = 1000 / rps
-  const samples: Samples = { latency: [], service: [], lateness: [], errors: 0, lastDone: 0 }
   const inFlight: Promise<void>[] = []
   const start = performance.now()
   let next = 0
   while (next < total) {
     const now = performance.now()
-    for (; next < total && start + next * interval <= now; next++) inFlight.push(fire(arm, start + next * interval, samples))
+    for (; next < total && start + next * interval <= now; next++) inFlight.push(fire(arm, start + next * interval, into))
     // Bun's timers have millisecond granularity and may wake a little early; rounding up keeps the
     // slack to about half a millisecond at a few percent of one core, where spinning would eat a core.
     if (next < total) await Bun.sleep(Math.max(1, Math.ceil(start + next * interval - performance.now())))
   }
   await Promise.all(inFlight)
-  return {
-    latency: summarize(samples.latency),
-    service: summarize(samples.service),
-    lateness: summarize(samples.lateness),
-    achievedRps: (samples.latency.length * 1000) / (samples.lastDone - start),
-    errors: samples.errors,
-  }
+  into.measuredMs += performance.now() - start
 }
 
-/** `watch` names the processes whose threads' CPU is taken over the measured part, besides this client. */
-export async function runFixedRate(arm: Arm, settings: Settings['fixedRate'], watch: Watched): Promise<FixedRateResult> {
-  if (settings.warmupSeconds > 0) await openLoop(arm, settings.rps, settings.warmupSeconds)
-  const cpu = new CpuWatch(watch)
-  const result = await openLoop(arm, settings.rps, settings.seconds)
-  return { ...result, cpu: cpu.stop() }
+const noSamples = (): Samples => ({ latency: [], service: [], lateness: [], errors: 0, measuredMs: 0 })
+
+export interface FixedRateHooks {
+  /** The processes whose threads' CPU is taken over an arm's measured parts, besides this client. */
+  watch(arm: Arm): Watched
+  /** Called as an arm's round begins (its warm-up included); the function it answers, as the round ends. */
+  round?(arm: Arm): () => void
+}
+
+/**
+ * The arms take turns at the fixed rate, `rounds` times, each round after its own warm-up; an arm's
+ * figures pool its rounds. A noisy stretch of the shared machine's time then falls on every arm alike,
+ * and the added latency (gw minus direct) compares like with like.
+ */
+export async function runFixedRate(
+  arms: Arm[],
+  settings: Settings['fixedRate'],
+  hooks: FixedRateHooks,
+): Promise<Map<ArmName, FixedRateResult>> {
+  const samples = new Map<ArmName, Samples>(arms.map((arm) => [arm.name, noSamples()]))
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const arm of arms) {
+      const into = samples.get(arm.name) as Samples
+      const roundEnds = hooks.round?.(arm)
+      if (settings.warmupSeconds > 0) await openLoop(arm, settings.rps, settings.warmupSeconds, noSamples())
+      const cpu = new CpuWatch(hooks.watch(arm))
+      await openLoop(arm, settings.rps, settings.seconds, into)
+      into.cpu = addUse(into.cpu, cpu.stop())
+      roundEnds?.()
+    }
+  }
+  return new Map(
+    [...samples].map(([name, s]) => [
+      name,
+      {
+        latency: summarize(s.latency),
+        service: summarize(s.service),
+        lateness: summarize(s.lateness),
+        achievedRps: (s.latency.length * 1000) / s.measuredMs,
+        errors: s.errors,
+        cpu: s.cpu ?? { seconds: 0, threads: [] },
+      },
+    ]),
+  )
 }

@@ -249,7 +249,7 @@ function settingsLine(s: Settings): string {
     `fake provider latency ${s.fakeLatencyMs} ms`,
     `(a) ${s.sequential.requests} requests per arm and mode after ${s.sequential.warmup} warm-up, in blocks of ${s.sequential.block}`,
     `(b) wrk -t${s.saturation.threads} -c${s.saturation.connections} for ${s.saturation.seconds} s after ${s.saturation.warmupSeconds} s warm-up`,
-    `(c) ${s.fixedRate.rps} req/s for ${s.fixedRate.seconds} s after ${s.fixedRate.warmupSeconds} s warm-up`,
+    `(c) ${s.fixedRate.rps} req/s, arms taking turns ${s.fixedRate.rounds} times for ${s.fixedRate.seconds} s, each turn after ${s.fixedRate.warmupSeconds} s warm-up`,
     `(e) ${s.coldStart.runs} starts each`,
     `(f) ${s.burst.requests} requests at concurrency ${s.burst.concurrency}`,
     `nginx ${s.nginxWorkers} worker(s)`,
@@ -289,11 +289,11 @@ ${saturation(r)}
 
 ## (c) Fixed rate, ${r.settings.fixedRate.rps} req/s (open-loop Bun client; wrk2 is not in Debian)
 
-Latency counts from each request's scheduled send time, so a server that stalls is charged for the queue it causes; "service" counts from the actual send. "Send slack" is how late the client's timer sent, the same for every arm. ms.
+The arms take turns, ${r.settings.fixedRate.rounds} rounds of ${r.settings.fixedRate.seconds} s each, and an arm's figures pool its rounds, so a noisy stretch of the machine's time falls on every arm alike. Latency counts from each request's scheduled send time, so a server that stalls is charged for the queue it causes; "service" counts from the actual send. "Send slack" is how late the client's timer sent, the same for every arm. ms.
 
 ${fixedRate(r)}
 
-Where the CPU went during each arm's ${r.settings.fixedRate.seconds} s (\`/proc/<pid>/task/*/schedstat\`): the arm's server with its child processes, the fake provider and this client, ${r.facts.cores} cores in all. A thread that "waited for a core" was ready to run while every core was busy: on a machine with few cores, time a request spends that way lands in the tail.
+Where the CPU went during each arm's ${r.settings.fixedRate.rounds * r.settings.fixedRate.seconds} s (\`/proc/<pid>/task/*/schedstat\`): the arm's server with its child processes, the fake provider and this client, ${r.facts.cores} cores in all. A thread that "waited for a core" was ready to run while every core was busy: on a machine with few cores, time a request spends that way lands in the tail.
 
 ${fixedRateCpu(r)}
 

@@ -15,7 +15,7 @@ import { formatLoad, machineFacts } from './machine'
 import { RssPeak, rssMiB } from './memory'
 import { stop, stopAll, trackChildren } from './processes'
 import { type Condition, renderReport } from './report'
-import { runSaturation } from './saturation'
+import { runSaturation, type SaturationResult } from './saturation'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
 
@@ -47,28 +47,40 @@ async function main(): Promise<void> {
     return new Map([...timings].map(([arm, t]) => [arm, { plain: summarize(t.plain), firstByte: summarize(t.firstByte) }]))
   })
 
-  /** Runs a load on each arm in turn; gw's resident-memory peak is taken while its own load runs. */
-  const loadEach = async <R>(load: (arm: Arm) => Promise<R>) => {
-    const results = new Map<ArmName, R>()
-    let gwPeak = 0
-    for (const arm of arms) {
-      const peak = arm.name === 'gw' ? new RssPeak(gw.pid) : undefined
-      results.set(arm.name, await load(arm))
-      if (peak) gwPeak = peak.stop()
+  /** gw's resident-memory peak over the stretches when gw's own load runs (each round of (c); (b)). */
+  const gwMemoryPeak = () => {
+    let peak = 0
+    return {
+      during(arm: Arm): () => void {
+        if (arm.name !== 'gw') return () => undefined
+        const sampler = new RssPeak(gw.pid)
+        return () => {
+          peak = Math.max(peak, sampler.stop())
+        }
+      },
+      peak: () => peak,
     }
-    return { results, gwPeak }
   }
 
   // (c) before (b): gw's memory under the fixed rate must not include saturation's high-water mark.
-  const { results: fixedRate, gwPeak: peakFixedRate } = await scenario('(c) fixed rate, (d) memory', () =>
-    loadEach((arm) =>
+  const fixedRateMemory = gwMemoryPeak()
+  const fixedRate = await scenario('(c) fixed rate, (d) memory', () =>
+    runFixedRate(arms, settings.fixedRate, {
       // The direct arm's server is the provider itself.
-      runFixedRate(arm, settings.fixedRate, arm.pid === fakePid ? { server: arm.pid } : { server: arm.pid, provider: fakePid }),
-    ),
+      watch: (arm) => (arm.pid === fakePid ? { server: arm.pid } : { server: arm.pid, provider: fakePid }),
+      round: fixedRateMemory.during,
+    }),
   )
-  const { results: saturation, gwPeak: peakSaturation } = await scenario('(b) saturation', () =>
-    loadEach((arm) => runSaturation(arm, settings.saturation)),
-  )
+  const saturationMemory = gwMemoryPeak()
+  const saturation = await scenario('(b) saturation', async () => {
+    const results = new Map<ArmName, SaturationResult>()
+    for (const arm of arms) {
+      const done = saturationMemory.during(arm)
+      results.set(arm.name, await runSaturation(arm, settings.saturation))
+      done()
+    }
+    return results
+  })
   const afterRun = rssMiB(gw.pid)
 
   const coldStart = await scenario('(e) cold start', async () => {
@@ -94,7 +106,7 @@ async function main(): Promise<void> {
     sequential,
     saturation,
     fixedRate,
-    memory: { idle, peakFixedRate, peakSaturation, afterRun },
+    memory: { idle, peakFixedRate: fixedRateMemory.peak(), peakSaturation: saturationMemory.peak(), afterRun },
     coldStart,
     burst,
     conditions,
