@@ -2,13 +2,15 @@
  * Where the CPU went while an arm ran at the fixed rate: for each thread of the processes involved (the
  * arm's server and its children, the fake provider, this client), the time it ran and the time it
  * waited, runnable, for a core (the kernel's /proc/<pid>/task/<tid>/schedstat). On a machine with few
- * cores the waits are what a tail latency is made of when the bench's processes all want a core at once.
+ * cores those waits lengthen the tail when the bench's processes all want a core at once.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 
+/** Which of the watched processes a thread belongs to. */
+export type Role = 'server' | 'provider' | 'client'
+
 export interface ThreadTime {
-  /** Which of the watched processes: `server`, `provider` or `client`. */
-  role: string
+  role: Role
   /** The thread's name (`comm`); threads of one role with the same name are summed. */
   thread: string
   cpuMs: number
@@ -54,11 +56,11 @@ export interface Watched {
 function sample(watched: Watched): Sample {
   const out: Sample = new Map()
   // This process's own children are the servers, so the client is the one process without its tree.
-  const roles: Array<[string, number[]]> = [
+  const roles: Array<[Role, number[]]> = [
     ['server', processTree(watched.server)],
-    ...(watched.provider === undefined ? [] : [['provider', processTree(watched.provider)] as [string, number[]]]),
     ['client', [process.pid]],
   ]
+  if (watched.provider !== undefined) roles.push(['provider', processTree(watched.provider)])
   for (const [role, pids] of roles) {
     for (const pid of pids) {
       const tids = readProc(`/proc/${pid}/stat`) === undefined ? [] : readdirSync(`/proc/${pid}/task`)
@@ -112,7 +114,7 @@ export function addUse(a: CpuUse | undefined, b: CpuUse): CpuUse {
 }
 
 /** A role's totals over all its threads. */
-export function roleTotal(use: CpuUse, role: string): { cpuMs: number; waitMs: number } {
+export function roleTotal(use: CpuUse, role: Role): { cpuMs: number; waitMs: number } {
   let cpuMs = 0
   let waitMs = 0
   for (const t of use.threads) {

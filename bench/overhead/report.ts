@@ -166,11 +166,9 @@ function fixedRateCpu(r: Results): string {
     ],
     ARM_NAMES.map((arm) => {
       const f = get(r.fixedRate, arm)
-      const [server, provider, client] = ['server', 'provider', 'client'].map((role) => roleTotal(f.cpu, role)) as [
-        { cpuMs: number; waitMs: number },
-        { cpuMs: number; waitMs: number },
-        { cpuMs: number; waitMs: number },
-      ]
+      const server = roleTotal(f.cpu, 'server')
+      const provider = roleTotal(f.cpu, 'provider')
+      const client = roleTotal(f.cpu, 'client')
       const requests = f.achievedRps * f.cpu.seconds
       const busy = (server.cpuMs + provider.cpuMs + client.cpuMs) / (f.cpu.seconds * 1000 * cores)
       return [
