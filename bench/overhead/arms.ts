@@ -13,13 +13,18 @@ import { freePort, start, waitForHttp } from './processes'
 export const ARM_NAMES = ['direct', 'nginx', 'bun-proxy', 'gw', 'portkey'] as const
 export type ArmName = (typeof ARM_NAMES)[number]
 
-export interface Arm {
-  name: ArmName
+/** A server the load clients call: one of the suite's arms, or a variant of gw in `ab.ts`. */
+export interface Target {
+  name: string
   /** Where to POST a chat completion. */
   url: string
   headers: Record<string, string>
-  /** The process that serves the arm (for the direct arm, the fake provider); scenario (c) watches its CPU. */
+  /** The process that serves it (for the direct arm, the fake provider); scenario (c) watches its CPU. */
   pid: number
+}
+
+export interface Arm extends Target {
+  name: ArmName
 }
 
 export interface Running {
@@ -30,12 +35,12 @@ export interface Running {
   gwLog: string
 }
 
-const PATH = '/v1/chat/completions'
-const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-type': 'application/json' }
+export const PATH = '/v1/chat/completions'
+export const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-type': 'application/json' }
 /** Any answer at all: the server is listening. */
 const anyAnswer = () => true
 
-async function startFake(settings: Settings): Promise<{ port: number; pid: number }> {
+export async function startFake(settings: Pick<Settings, 'workDir' | 'fakeLatencyMs'>): Promise<{ port: number; pid: number }> {
   const port = freePort()
   const logPath = join(settings.workDir, 'fake-provider.log')
   const child = start([process.execPath, join(import.meta.dir, 'fake-provider.ts')], {
@@ -87,7 +92,7 @@ async function startNginx(settings: Settings, fakePort: number): Promise<Arm> {
   return { name: 'nginx', url: `http://127.0.0.1:${port}${PATH}`, headers: PROVIDER_HEADERS, pid: child.pid }
 }
 
-async function startBunProxy(settings: Settings, fakePort: number): Promise<Arm> {
+export async function startBunProxy(settings: Pick<Settings, 'workDir'>, fakePort: number): Promise<Arm> {
   const port = freePort()
   const logPath = join(settings.workDir, 'bun-proxy.log')
   const child = start([process.execPath, join(import.meta.dir, 'bun-proxy.ts')], {
@@ -134,9 +139,17 @@ async function startGwArm(settings: Settings, fakePort: number): Promise<{ arm: 
   return { arm, gw, gwLog }
 }
 
+/** The fake provider called directly, as its users' SDKs would. */
+export const directArm = (fakePort: number, fakePid: number): Arm => ({
+  name: 'direct',
+  url: `http://127.0.0.1:${fakePort}${PATH}`,
+  headers: PROVIDER_HEADERS,
+  pid: fakePid,
+})
+
 export async function startArms(settings: Settings): Promise<Running> {
   const { port: fakePort, pid: fakePid } = await startFake(settings)
-  const direct: Arm = { name: 'direct', url: `http://127.0.0.1:${fakePort}${PATH}`, headers: PROVIDER_HEADERS, pid: fakePid }
+  const direct = directArm(fakePort, fakePid)
   const nginx = await startNginx(settings, fakePort)
   const bunProxy = await startBunProxy(settings, fakePort)
   const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort)

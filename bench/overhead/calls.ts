@@ -3,18 +3,18 @@
  * byte, a stream until its first body byte (the first frame), then read to the end so the connection
  * is reusable.
  */
-import type { Arm } from './arms'
+import type { Target } from './arms'
 
 const messages = [{ role: 'user', content: 'hi' }]
 export const PLAIN_BODY = JSON.stringify({ model: 'gpt-4o', messages })
 export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o', messages, stream: true, stream_options: { include_usage: true } })
 
-function refuse(arm: Arm, response: Response, text: string): never {
+function refuse(arm: Target, response: Response, text: string): never {
   throw new Error(`${arm.name} answered ${response.status}: ${text.slice(0, 300)}`)
 }
 
 /** Milliseconds until the whole answer arrived. */
-export async function timePlain(arm: Arm): Promise<number> {
+export async function timePlain(arm: Target): Promise<number> {
   const started = performance.now()
   const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: PLAIN_BODY })
   const text = await response.text()
@@ -24,7 +24,7 @@ export async function timePlain(arm: Arm): Promise<number> {
 }
 
 /** Milliseconds until the stream's first body bytes arrived. */
-export async function timeFirstByte(arm: Arm): Promise<number> {
+export async function timeFirstByte(arm: Target): Promise<number> {
   const started = performance.now()
   const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: STREAM_BODY })
   if (response.status !== 200 || !response.body) refuse(arm, response, await response.text())
@@ -45,7 +45,7 @@ export async function providerCalls(fakePort: number): Promise<number> {
  * Before anything is timed: each arm answers a plain call and a stream with the fake provider's text,
  * and the provider saw exactly those two calls (so no arm answers from a cache or a stub of its own).
  */
-export async function verifyArm(arm: Arm, fakePort: number): Promise<void> {
+export async function verifyArm(arm: Target, fakePort: number): Promise<void> {
   const before = await providerCalls(fakePort)
   const plain = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: PLAIN_BODY })
   const plainText = await plain.text()

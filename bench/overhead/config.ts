@@ -3,7 +3,7 @@
  * so a whole run stays within about five minutes on two cores.
  */
 
-function integer(name: string, fallback: number, min = 1): number {
+export function integer(name: string, fallback: number, min = 1): number {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)

@@ -4,7 +4,7 @@
  * instead of silently slowing the client down (coordinated omission). wrk2 is not packaged by Debian,
  * hence this client.
  */
-import type { Arm, ArmName } from './arms'
+import type { Target } from './arms'
 import { PLAIN_BODY } from './calls'
 import type { Settings } from './config'
 import { addUse, type CpuUse, CpuWatch, type Watched } from './cpu'
@@ -33,7 +33,7 @@ interface Samples {
   cpu?: CpuUse
 }
 
-async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
+async function fire(arm: Target, scheduled: number, into: Samples): Promise<void> {
   const sent = performance.now()
   try {
     const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: PLAIN_BODY })
@@ -51,7 +51,7 @@ async function fire(arm: Arm, scheduled: number, into: Samples): Promise<void> {
   }
 }
 
-async function openLoop(arm: Arm, rps: number, seconds: number, into: Samples): Promise<void> {
+async function openLoop(arm: Target, rps: number, seconds: number, into: Samples): Promise<void> {
   const total = rps * seconds
   const interval = 1000 / rps
   const inFlight: Promise<void>[] = []
@@ -70,11 +70,11 @@ async function openLoop(arm: Arm, rps: number, seconds: number, into: Samples): 
 
 const noSamples = (): Samples => ({ latency: [], service: [], lateness: [], errors: 0, measuredMs: 0 })
 
-export interface FixedRateHooks {
+export interface FixedRateHooks<T extends Target> {
   /** The processes whose threads' CPU is taken over an arm's measured parts, besides this client. */
-  watch(arm: Arm): Watched
+  watch(arm: T): Watched
   /** Called as an arm's round begins (its warm-up included); the function it answers, as the round ends. */
-  round?(arm: Arm): () => void
+  round?(arm: T): () => void
 }
 
 /**
@@ -82,12 +82,12 @@ export interface FixedRateHooks {
  * figures pool its rounds. A noisy stretch of the shared machine's time then falls on every arm alike,
  * and the added latency (gw minus direct) compares like with like.
  */
-export async function runFixedRate(
-  arms: Arm[],
+export async function runFixedRate<T extends Target>(
+  arms: T[],
   settings: Settings['fixedRate'],
-  hooks: FixedRateHooks,
-): Promise<Map<ArmName, FixedRateResult>> {
-  const samples = new Map<ArmName, Samples>(arms.map((arm) => [arm.name, noSamples()]))
+  hooks: FixedRateHooks<T>,
+): Promise<Map<T['name'], FixedRateResult>> {
+  const samples = new Map<T['name'], Samples>(arms.map((arm) => [arm.name, noSamples()]))
   for (let round = 0; round < settings.rounds; round++) {
     for (const arm of arms) {
       const into = samples.get(arm.name) as Samples

@@ -3,7 +3,7 @@
  * second is its throughput when the machine, not the client, is the limit.
  */
 import { join } from 'node:path'
-import type { Arm } from './arms'
+import type { Target } from './arms'
 import { PLAIN_BODY } from './calls'
 import type { Settings } from './config'
 import { run } from './processes'
@@ -41,7 +41,7 @@ export function parseWrk(output: string): SaturationResult {
   }
 }
 
-function wrk(arm: Arm, settings: Settings['saturation'], seconds: number): Promise<string> {
+function wrk(arm: Target, settings: Settings['saturation'], seconds: number): Promise<string> {
   const headers = Object.entries(arm.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')
@@ -53,7 +53,7 @@ function wrk(arm: Arm, settings: Settings['saturation'], seconds: number): Promi
   })
 }
 
-export async function runSaturation(arm: Arm, settings: Settings['saturation']): Promise<SaturationResult> {
+export async function runSaturation(arm: Target, settings: Settings['saturation']): Promise<SaturationResult> {
   if (settings.warmupSeconds > 0) await wrk(arm, settings, settings.warmupSeconds)
   return parseWrk(await wrk(arm, settings, settings.seconds))
 }

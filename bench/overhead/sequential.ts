@@ -3,7 +3,7 @@
  * latency with nothing queued. Arms take turns in blocks, so background noise on a shared machine
  * lands on all of them rather than on whichever ran during it.
  */
-import type { Arm, ArmName } from './arms'
+import type { Target } from './arms'
 import { timeFirstByte, timePlain } from './calls'
 import type { Settings } from './config'
 
@@ -12,8 +12,11 @@ export interface SequentialTimings {
   firstByte: number[]
 }
 
-export async function runSequential(arms: Arm[], settings: Settings['sequential']): Promise<Map<ArmName, SequentialTimings>> {
-  const timings = new Map<ArmName, SequentialTimings>(arms.map((arm) => [arm.name, { plain: [], firstByte: [] }]))
+export async function runSequential<T extends Target>(
+  arms: T[],
+  settings: Settings['sequential'],
+): Promise<Map<T['name'], SequentialTimings>> {
+  const timings = new Map<T['name'], SequentialTimings>(arms.map((arm) => [arm.name, { plain: [], firstByte: [] }]))
   for (const arm of arms) {
     for (let i = 0; i < settings.warmup; i++) {
       await timePlain(arm)

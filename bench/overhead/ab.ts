@@ -1,0 +1,136 @@
+/**
+ * Compares builds or settings of gw with the suite's own clients, for tuning: each variant is a gw
+ * binary with extra environment, started as the suite starts its gw arm (its own SQLite data
+ * directory, an organisation made with the CLI, every call with an API key and a layer-2 policy), and
+ * measured in the same run as the direct call and the bare Bun proxy: (a) one request at a time and
+ * (c) the fixed rate in interleaved rounds, with each server's event-loop CPU per request.
+ *
+ *   bun bench/overhead/ab.ts main=/tmp/gw-main candidate=dist/gw
+ *   bun bench/overhead/ab.ts shipped=dist/gw smol=dist/gw,BUN_OPTIONS=--smol
+ *
+ * It prints a Markdown table and writes nothing under bench/results. Knobs: the suite's SEQ_* and
+ * RATE_* (README.md), and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
+ * server's JIT has settled and the variants are compared in their steady state.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { PATH as CHAT_PATH, directArm, startBunProxy, startFake, type Target } from './arms'
+import { timePlain } from './calls'
+import { integer, loadSettings } from './config'
+import type { CpuUse } from './cpu'
+import { runFixedRate } from './fixed-rate'
+import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
+import { freePort, stopAll, trackChildren } from './processes'
+import { runSequential } from './sequential'
+import { summarize } from './stats'
+
+interface Variant {
+  label: string
+  binary: string
+  env: Record<string, string>
+}
+
+const RESERVED = new Set(['direct', 'bun-proxy'])
+
+/** `label=binary[,NAME=value...]`; a value may itself hold `=` (BUN_OPTIONS=--cpu-prof-dir=/tmp). */
+function parseVariant(spec: string): Variant {
+  const [head = '', ...settings] = spec.split(',')
+  const split = head.indexOf('=')
+  const label = head.slice(0, split)
+  if (split <= 0 || split === head.length - 1 || RESERVED.has(label)) {
+    throw new Error(`a variant is label=binary[,NAME=value...] with a label other than direct or bun-proxy, got "${spec}"`)
+  }
+  const env: Record<string, string> = {}
+  for (const setting of settings) {
+    const at = setting.indexOf('=')
+    if (at <= 0) throw new Error(`"${setting}" in "${spec}" is not NAME=value`)
+    env[setting.slice(0, at)] = setting.slice(at + 1)
+  }
+  return { label, binary: resolve(head.slice(split + 1)), env }
+}
+
+async function startVariant(variant: Variant, workDir: string, fakePort: number): Promise<Target> {
+  const env = { ...gwEnv(join(workDir, variant.label), freePort(), fakePort), ...variant.env }
+  const org = await prepareOrg(variant.binary, env)
+  const child = await startGw(variant.binary, env, join(workDir, `${variant.label}.log`))
+  return {
+    name: variant.label,
+    url: `http://127.0.0.1:${env.GW_PORT}${CHAT_PATH}`,
+    headers: gwHeaders(org.apiKey),
+    pid: child.pid,
+  }
+}
+
+/** Four callers back to back for a while: enough for the JIT to compile what the timed part runs. */
+async function warm(target: Target, seconds: number): Promise<void> {
+  const until = performance.now() + seconds * 1000
+  const caller = async () => {
+    while (performance.now() < until) await timePlain(target)
+  }
+  await Promise.all([caller(), caller(), caller(), caller()])
+}
+
+/** The server's busiest thread is its event loop (gw's is named after the binary, the bare proxy's `bun`). */
+function loopPerRequest(cpu: CpuUse, requests: number): { cpuUs: number; waitUs: number } {
+  const loop = cpu.threads.filter((t) => t.role === 'server').sort((a, b) => b.cpuMs - a.cpuMs)[0]
+  return loop ? { cpuUs: (loop.cpuMs * 1000) / requests, waitUs: (loop.waitMs * 1000) / requests } : { cpuUs: 0, waitUs: 0 }
+}
+
+async function main(): Promise<void> {
+  const variants = process.argv.slice(2).map(parseVariant)
+  if (variants.length === 0)
+    throw new Error('name at least one variant: bun bench/overhead/ab.ts label=path/to/gw[,NAME=value...]')
+  if (new Set(variants.map((v) => v.label)).size !== variants.length) throw new Error('variant labels must differ')
+  const workDir = mkdtempSync(join(tmpdir(), 'gw-bench-ab.'))
+  process.env.BENCH_WORK_DIR = workDir
+  const settings = loadSettings(join(import.meta.dir, '..', '..'))
+  const warmupSeconds = integer('AB_WARMUP_SECONDS', 8, 0)
+  trackChildren(join(workDir, 'pids'))
+  try {
+    const fake = await startFake(settings)
+    const targets: Target[] = [directArm(fake.port, fake.pid), await startBunProxy(settings, fake.port)]
+    for (const variant of variants) targets.push(await startVariant(variant, workDir, fake.port))
+    for (const target of targets) await warm(target, warmupSeconds)
+
+    const sequential = await runSequential(targets, settings.sequential)
+    const fixedRate = await runFixedRate(targets, settings.fixedRate, {
+      watch: (t) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid }),
+    })
+
+    const plain = new Map([...sequential].map(([name, timings]) => [name, summarize(timings.plain)]))
+    const base = { a: plain.get('direct'), c: fixedRate.get('direct')?.latency }
+    const ms = (n: number) => n.toFixed(3)
+    const added = (n: number, of: number | undefined) => (of === undefined ? '' : `${n >= of ? '+' : ''}${ms(n - of)}`)
+    console.log(
+      `\n${settings.sequential.requests} requests one at a time; ${settings.fixedRate.rps} req/s in ${settings.fixedRate.rounds} rounds of ${settings.fixedRate.seconds} s; ms unless marked\n`,
+    )
+    console.log(
+      '| target | (a) p50 | (a) p99 | (a) added p50 / p99 | (c) p50 | (c) p99 | (c) added p50 / p99 | loop CPU µs/req | loop waited µs/req |',
+    )
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (const target of targets) {
+      const a = plain.get(target.name)
+      const c = fixedRate.get(target.name)
+      if (!a || !c) continue
+      const loop = loopPerRequest(c.cpu, c.latency.count)
+      console.log(
+        `| ${target.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${added(a.p50, base.a?.p50)} / ${added(a.p99, base.a?.p99)} | ${ms(c.latency.p50)} | ${ms(c.latency.p99)} | ${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)} | ${loop.cpuUs.toFixed(0)} | ${loop.waitUs.toFixed(0)} |`,
+      )
+    }
+    for (const [name, c] of fixedRate)
+      if (c.errors > 0) console.log(`\n[ab] ${name} failed ${c.errors} calls at the fixed rate; its figures leave them out`)
+  } finally {
+    await stopAll()
+    if (process.env.BENCH_KEEP === '1') console.log(`[ab] kept ${workDir}`)
+    else rmSync(workDir, { recursive: true, force: true })
+  }
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error('[ab] failed:', error instanceof Error ? error.message : error)
+  process.exitCode = 1
+}
+process.exit()
