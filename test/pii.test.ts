@@ -7,6 +7,9 @@ describe('PII redaction', () => {
     ['a phone number with a country code', 'call +44 20 7946 0958 now', 'call [redacted:phone] now'],
     ['a phone number with separators', 'call (555) 123-4567', 'call [redacted:phone]'],
     ['a card number that passes Luhn', 'card 4111 1111 1111 1111 exp', 'card [redacted:card] exp'],
+    ['a card number with dashes', 'paid with 4111-1111-1111-1111.', 'paid with [redacted:card].'],
+    ['a 15-digit card number, unbroken', 'amex 378282246310005', 'amex [redacted:card]'],
+    ['a 19-digit card number in groups', 'card 6011 0009 9013 9424 009', 'card [redacted:card]'],
     ['an OpenAI-style key', 'key sk-proj-abcdefghijklmnopqrstuvwx', 'key [redacted:secret]'],
     ['an AWS key id', 'AKIAIOSFODNN7EXAMPLE', '[redacted:secret]'],
   ]
@@ -16,7 +19,14 @@ describe('PII redaction', () => {
     })
   }
 
-  const kept = ['"created":1700000000,"prompt_tokens":1000', 'order 1234567890123 shipped', 'version 1.2.3', 'room 101']
+  const kept = [
+    '"created":1700000000,"prompt_tokens":1000',
+    'order 1234567890123 shipped',
+    'version 1.2.3',
+    'room 101',
+    // Passes Luhn, but 20 digits are longer than any card number.
+    'twenty digits 12345678901234567894 are no card',
+  ]
   for (const input of kept) {
     test(`"${input}" is left alone`, () => {
       expect(redactPii(input)).toEqual({ text: input, counts: {} })

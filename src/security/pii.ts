@@ -12,6 +12,11 @@ interface Rule {
   kind: PiiKind
   pattern: RegExp
   accept?: (match: string) => boolean
+  /**
+   * A character every match contains. Text without it is not searched with the pattern: finding a
+   * character is a fraction of what the pattern costs, and the writer thread scans every stored body.
+   */
+  needs?: string
 }
 
 function luhn(digits: string): boolean {
@@ -34,10 +39,12 @@ const RULES: readonly Rule[] = [
     pattern:
       /\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|gw-(?:sk|ses|inv)-[A-Za-z0-9]{12}_[A-Za-z0-9]{40}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|xox[abpr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})/g,
   },
-  { kind: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g },
+  { kind: 'email', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, needs: '@' },
   {
     kind: 'card',
-    pattern: /\b(?:\d[ -]?){12,18}\d\b/g,
+    // 13 to 19 digits, a space or dash allowed between two. Written digit-first: the same matches as
+    // `(?:\d[ -]?){12,18}\d`, which the regexp engine runs seven times slower (issue 8, item 21).
+    pattern: /\b\d(?:[ -]?\d){12,18}\b/g,
     accept: (m) => {
       const digits = m.replace(/[ -]/g, '')
       return digits.length >= 13 && digits.length <= 19 && luhn(digits)
@@ -59,6 +66,7 @@ export function redactPii(text: string): Redaction {
   const counts: Partial<Record<PiiKind, number>> = {}
   let out = text
   for (const rule of RULES) {
+    if (rule.needs !== undefined && !out.includes(rule.needs)) continue
     out = out.replace(rule.pattern, (match) => {
       if (rule.accept && !rule.accept(match)) return match
       counts[rule.kind] = (counts[rule.kind] ?? 0) + 1
