@@ -22,6 +22,7 @@ import { scanRequestBody } from '../src/security/scan'
 import { openDatabase } from '../src/store/database'
 import { migrate } from '../src/store/migrate'
 import { createStore } from '../src/store/store'
+import { requestRecord } from '../test/support/records'
 
 const PROMPT_KB = [1, 8, 32, 64]
 const BATCH = 50
@@ -41,35 +42,7 @@ const write = writeEntries(store)
 
 function entry(requestBody: string): WritableEntry {
   return {
-    record: {
-      id: newRequestId(),
-      orgId,
-      apiKeyId: null,
-      userId: null,
-      sessionId: null,
-      properties: null,
-      provider: 'openai',
-      model: 'gpt-4o',
-      path: '/v1/chat/completions',
-      gatewayMode: 'passthrough',
-      translationWarning: null,
-      status: 'success',
-      httpStatus: 200,
-      latencyMs: 800,
-      timeToFirstTokenMs: null,
-      promptTokens: 1000,
-      completionTokens: 200,
-      cacheReadTokens: null,
-      cacheWriteTokens: null,
-      totalTokens: 1200,
-      costNano: 2_000_000,
-      costNote: null,
-      estimatedCostNano: 2_500_000,
-      ptb: true,
-      error: null,
-      country: null,
-      createdAt: new Date(),
-    },
+    record: requestRecord({ id: newRequestId(), orgId, ptb: true, costNano: 2_000_000, createdAt: new Date() }),
     bodies: { request: requestBody, response: ANSWER, truncated: false, policy: { store: true, redact: true } },
   }
 }

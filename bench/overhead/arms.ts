@@ -36,7 +36,7 @@ export interface Running {
 }
 
 export const PATH = '/v1/chat/completions'
-export const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-type': 'application/json' }
+const PROVIDER_HEADERS = { authorization: 'Bearer sk-bench-operator', 'content-type': 'application/json' }
 /** Any answer at all: the server is listening. */
 const anyAnswer = () => true
 
