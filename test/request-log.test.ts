@@ -57,6 +57,31 @@ describe('the request log writer', () => {
     expect(batches).toEqual([10, 10, 10, 5])
   })
 
+  test('a batch holds at most batchBodyBytes of bodies, so large prompts go in smaller batches, none lost', async () => {
+    const batches: string[][] = []
+    const log = new RequestLog(async (entries) => void batches.push(entries.map((e) => e.record.id)), silentLogger, {
+      batchSize: 100,
+      batchBodyBytes: 25,
+      flushIntervalMs: 1_000,
+    })
+    const withBody = (id: string, text: string) => ({
+      record: record(id),
+      bodies: { request: BodyCapture.of(text), response: new BodyCapture(), policy: { store: true, redact: false } },
+    })
+    log.record(withBody('a', '1234567890'))
+    log.record(withBody('b', '1234567890'))
+    // 30 bytes queued, more than a batch holds: written without waiting for the 1 s interval.
+    log.record(withBody('c', '1234567890'))
+    // A record larger than the bound still goes, alone.
+    log.record(withBody('d', 'x'.repeat(40)))
+    log.record({ record: record('e') })
+    while (batches.length < 1) await Bun.sleep(1)
+    expect(batches[0]).toEqual(['a', 'b'])
+    await log.drain()
+    expect(batches).toEqual([['a', 'b'], ['c'], ['d'], ['e']])
+    expect(log.snapshot()).toMatchObject({ written: 5, queued: 0, dropped: 0, bodiesDropped: 0 })
+  })
+
   test('past the body budget, records are still kept, without their bodies', async () => {
     const kept: Array<{ id: string; body: boolean }> = []
     const log = new RequestLog(

@@ -41,19 +41,24 @@ export function parseWrk(output: string): SaturationResult {
   }
 }
 
-function wrk(arm: Target, settings: Settings['saturation'], seconds: number): Promise<string> {
+function wrk(arm: Target, settings: Settings['saturation'], seconds: number, body: string): Promise<string> {
   const headers = Object.entries(arm.headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')
   const command = ['wrk', '--latency', '--timeout', '10s', `-t${settings.threads}`, `-c${settings.connections}`, `-d${seconds}s`]
   return run([...command, '-s', join(import.meta.dir, 'post.lua'), arm.url], {
     ...process.env,
-    BENCH_BODY: PLAIN_BODY,
+    BENCH_BODY: body,
     BENCH_HEADERS: headers,
   })
 }
 
-export async function runSaturation(arm: Target, settings: Settings['saturation']): Promise<SaturationResult> {
-  if (settings.warmupSeconds > 0) await wrk(arm, settings, settings.warmupSeconds)
-  return parseWrk(await wrk(arm, settings, settings.seconds))
+/** `body` is the chat completion each request sends: the suite's two-word prompt unless given. */
+export async function runSaturation(
+  arm: Target,
+  settings: Settings['saturation'],
+  body: string = PLAIN_BODY,
+): Promise<SaturationResult> {
+  if (settings.warmupSeconds > 0) await wrk(arm, settings, settings.warmupSeconds, body)
+  return parseWrk(await wrk(arm, settings, settings.seconds, body))
 }

@@ -55,6 +55,12 @@ export interface RequestLogOptions {
   bodyBudget?: number
   /** Most records written in one flush. */
   batchSize?: number
+  /**
+   * Most body bytes written in one flush (a single larger record still goes alone). A batch is copied
+   * to the writer thread on the server's loop, and written in one transaction that the server's own
+   * SQLite writes wait for: 1,000 records with 64 KB prompts took 15 ms to post (issue 8).
+   */
+  batchBodyBytes?: number
   /** How long a record may wait for companions before a flush. */
   flushIntervalMs?: number
 }
@@ -74,6 +80,7 @@ export class RequestLog {
   private readonly capacity: number
   private readonly bodyBudget: number
   private readonly batchSize: number
+  private readonly batchBodyBytes: number
   private readonly flushIntervalMs: number
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> | undefined
@@ -88,6 +95,7 @@ export class RequestLog {
     this.capacity = options.capacity ?? 50_000
     this.bodyBudget = options.bodyBudget ?? 64 * 1024 * 1024
     this.batchSize = options.batchSize ?? 1_000
+    this.batchBodyBytes = options.batchBodyBytes ?? 2 * 1024 * 1024
     this.flushIntervalMs = options.flushIntervalMs ?? 50
   }
 
@@ -118,7 +126,7 @@ export class RequestLog {
    */
   private schedule(): void {
     if (this.flushing || this.queue.length === 0) return
-    if (this.queue.length >= this.batchSize) void this.flush()
+    if (this.queue.length >= this.batchSize || this.queuedBodyBytes >= this.batchBodyBytes) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs)
   }
 
@@ -155,7 +163,7 @@ export class RequestLog {
     this.timer = undefined
     while (this.flushing) await this.flushing
     if (this.queue.length === 0) return
-    const batch = this.queue.slice(0, this.batchSize)
+    const batch = this.queue.slice(0, this.batchLength())
     let failed = false
     this.flushing = this.write(batch.map(writable))
       .then((balances) => {
@@ -180,6 +188,18 @@ export class RequestLog {
         else this.schedule()
       })
     await this.flushing
+  }
+
+  /** How many records from the front of the queue make the next batch: up to both bounds, at least one. */
+  private batchLength(): number {
+    let bytes = 0
+    let length = 0
+    while (length < this.queue.length && length < this.batchSize) {
+      bytes += bodyBytes(this.queue[length] as LogEntry)
+      if (length > 0 && bytes > this.batchBodyBytes) break
+      length += 1
+    }
+    return length
   }
 
   /** Writes everything queued, retrying failed batches a few times; for shutdown. */
