@@ -12,8 +12,6 @@
  * RATE_* (README.md), and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
  * server's JIT has settled and the variants are compared in their steady state.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PATH as CHAT_PATH, directArm, startBunProxy, startFake, type Target } from './arms'
 import { timePlain } from './calls'
@@ -21,7 +19,7 @@ import { integer, loadSettings } from './config'
 import type { CpuUse } from './cpu'
 import { runFixedRate } from './fixed-rate'
 import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
-import { freePort, stopAll, trackChildren } from './processes'
+import { freePort, runInScratch } from './processes'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
 
@@ -77,60 +75,44 @@ function loopPerRequest(cpu: CpuUse, requests: number): { cpuUs: number; waitUs:
   return loop ? { cpuUs: (loop.cpuMs * 1000) / requests, waitUs: (loop.waitMs * 1000) / requests } : { cpuUs: 0, waitUs: 0 }
 }
 
-async function main(): Promise<void> {
+await runInScratch('ab', async (workDir) => {
   const variants = process.argv.slice(2).map(parseVariant)
   if (variants.length === 0)
     throw new Error('name at least one variant: bun bench/overhead/ab.ts label=path/to/gw[,NAME=value...]')
   if (new Set(variants.map((v) => v.label)).size !== variants.length) throw new Error('variant labels must differ')
-  const workDir = mkdtempSync(join(tmpdir(), 'gw-bench-ab.'))
   process.env.BENCH_WORK_DIR = workDir
   const settings = loadSettings(join(import.meta.dir, '..', '..'))
   const warmupSeconds = integer('AB_WARMUP_SECONDS', 8, 0)
-  trackChildren(join(workDir, 'pids'))
-  try {
-    const fake = await startFake(settings)
-    const targets: Target[] = [directArm(fake.port, fake.pid), await startBunProxy(settings, fake.port)]
-    for (const variant of variants) targets.push(await startVariant(variant, workDir, fake.port))
-    for (const target of targets) await warm(target, warmupSeconds)
+  const fake = await startFake(settings)
+  const targets: Target[] = [directArm(fake.port, fake.pid), await startBunProxy(settings, fake.port)]
+  for (const variant of variants) targets.push(await startVariant(variant, workDir, fake.port))
+  for (const target of targets) await warm(target, warmupSeconds)
 
-    const sequential = await runSequential(targets, settings.sequential)
-    const fixedRate = await runFixedRate(targets, settings.fixedRate, {
-      watch: (t) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid }),
-    })
+  const sequential = await runSequential(targets, settings.sequential)
+  const fixedRate = await runFixedRate(targets, settings.fixedRate, {
+    watch: (t) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid }),
+  })
 
-    const plain = new Map([...sequential].map(([name, timings]) => [name, summarize(timings.plain)]))
-    const base = { a: plain.get('direct'), c: fixedRate.get('direct')?.latency }
-    const ms = (n: number) => n.toFixed(3)
-    const added = (n: number, of: number | undefined) => (of === undefined ? '' : `${n >= of ? '+' : ''}${ms(n - of)}`)
+  const plain = new Map([...sequential].map(([name, timings]) => [name, summarize(timings.plain)]))
+  const base = { a: plain.get('direct'), c: fixedRate.get('direct')?.latency }
+  const ms = (n: number) => n.toFixed(3)
+  const added = (n: number, of: number | undefined) => (of === undefined ? '' : `${n >= of ? '+' : ''}${ms(n - of)}`)
+  console.log(
+    `\n${settings.sequential.requests} requests one at a time; ${settings.fixedRate.rps} req/s in ${settings.fixedRate.rounds} rounds of ${settings.fixedRate.seconds} s; ms unless marked\n`,
+  )
+  console.log(
+    '| target | (a) p50 | (a) p99 | (a) added p50 / p99 | (c) p50 | (c) p99 | (c) added p50 / p99 | loop CPU µs/req | loop waited µs/req |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const target of targets) {
+    const a = plain.get(target.name)
+    const c = fixedRate.get(target.name)
+    if (!a || !c) continue
+    const loop = loopPerRequest(c.cpu, c.latency.count)
     console.log(
-      `\n${settings.sequential.requests} requests one at a time; ${settings.fixedRate.rps} req/s in ${settings.fixedRate.rounds} rounds of ${settings.fixedRate.seconds} s; ms unless marked\n`,
+      `| ${target.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${added(a.p50, base.a?.p50)} / ${added(a.p99, base.a?.p99)} | ${ms(c.latency.p50)} | ${ms(c.latency.p99)} | ${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)} | ${loop.cpuUs.toFixed(0)} | ${loop.waitUs.toFixed(0)} |`,
     )
-    console.log(
-      '| target | (a) p50 | (a) p99 | (a) added p50 / p99 | (c) p50 | (c) p99 | (c) added p50 / p99 | loop CPU µs/req | loop waited µs/req |',
-    )
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-    for (const target of targets) {
-      const a = plain.get(target.name)
-      const c = fixedRate.get(target.name)
-      if (!a || !c) continue
-      const loop = loopPerRequest(c.cpu, c.latency.count)
-      console.log(
-        `| ${target.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${added(a.p50, base.a?.p50)} / ${added(a.p99, base.a?.p99)} | ${ms(c.latency.p50)} | ${ms(c.latency.p99)} | ${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)} | ${loop.cpuUs.toFixed(0)} | ${loop.waitUs.toFixed(0)} |`,
-      )
-    }
-    for (const [name, c] of fixedRate)
-      if (c.errors > 0) console.log(`\n[ab] ${name} failed ${c.errors} calls at the fixed rate; its figures leave them out`)
-  } finally {
-    await stopAll()
-    if (process.env.BENCH_KEEP === '1') console.log(`[ab] kept ${workDir}`)
-    else rmSync(workDir, { recursive: true, force: true })
   }
-}
-
-try {
-  await main()
-} catch (error) {
-  console.error('[ab] failed:', error instanceof Error ? error.message : error)
-  process.exitCode = 1
-}
-process.exit()
+  for (const [name, c] of fixedRate)
+    if (c.errors > 0) console.log(`\n[ab] ${name} failed ${c.errors} calls at the fixed rate; its figures leave them out`)
+})

@@ -2,7 +2,9 @@
  * Child processes of the suite: every one is tracked, its pid appended to a file run.sh reads in its
  * trap, and all are sent SIGTERM when the suite exits however it exits, so no server outlives a run.
  */
-import { appendFileSync, closeSync, openSync, rmSync } from 'node:fs'
+import { appendFileSync, closeSync, mkdtempSync, openSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 
 const children = new Set<Subprocess>()
@@ -96,4 +98,25 @@ export async function run(command: string[], env?: Record<string, string | undef
   children.delete(child)
   if (code !== 0) throw new Error(`${command.join(' ')} exited ${code}: ${stderr}`)
   return stdout
+}
+
+/**
+ * Runs a script of its own (not the suite) in a scratch directory: however `main` ends, its children
+ * are stopped and the directory removed (BENCH_KEEP=1 keeps it); a failure is printed under `tag` and
+ * sets the exit code.
+ */
+export async function runInScratch(tag: string, main: (workDir: string) => Promise<void>): Promise<never> {
+  const workDir = mkdtempSync(join(tmpdir(), `gw-bench-${tag}.`))
+  trackChildren(join(workDir, 'pids'))
+  try {
+    await main(workDir)
+  } catch (error) {
+    console.error(`[${tag}] failed:`, error instanceof Error ? error.message : error)
+    process.exitCode = 1
+  } finally {
+    await stopAll()
+    if (process.env.BENCH_KEEP === '1') console.log(`[${tag}] kept ${workDir}`)
+    else rmSync(workDir, { recursive: true, force: true })
+  }
+  process.exit()
 }
