@@ -23,6 +23,7 @@ import { openDatabase } from '../src/store/database'
 import { migrate } from '../src/store/migrate'
 import { createStore } from '../src/store/store'
 import { requestRecord } from '../test/support/records'
+import { table } from './overhead/report'
 
 const PROMPT_KB = [1, 8, 32, 64]
 const BATCH = 50
@@ -55,7 +56,7 @@ function microseconds(runs: number, work: () => unknown): number {
   return (Bun.nanoseconds() - started) / 1_000 / runs
 }
 
-const rows: string[] = []
+const rows: string[][] = []
 for (const kb of PROMPT_KB) {
   const prompt = PROSE.repeat(Math.ceil((kb * 1024) / PROSE.length)).slice(0, kb * 1024)
   const requestBody = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: prompt }] })
@@ -72,7 +73,7 @@ for (const kb of PROMPT_KB) {
     if (i >= WARMUP_BATCHES) measured += Bun.nanoseconds() - started
   }
   const perRecord = measured / 1_000 / (BATCHES * BATCH)
-  rows.push(`| ${kb} KB | ${scan.toFixed(0)} | ${redact.toFixed(0)} | ${perRecord.toFixed(0)} | ${Math.floor(1e6 / perRecord)} |`)
+  rows.push([`${kb} KB`, scan.toFixed(0), redact.toFixed(0), perRecord.toFixed(0), String(Math.floor(1e6 / perRecord))])
 }
 await db.close()
 rmSync(dir, { recursive: true, force: true })
@@ -81,6 +82,6 @@ console.log(
   `Request-log writer, SQLite, batches of ${BATCH} (${BATCHES} timed after ${WARMUP_BATCHES}); bodies kept and redacted`,
 )
 console.log(`Bun ${Bun.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})\n`)
-console.log('| prompt | scan µs | redaction of both bodies µs | whole batch, µs a record | records a second, one writer |')
-console.log('| --- | --- | --- | --- | --- |')
-for (const row of rows) console.log(row)
+console.log(
+  table(['prompt', 'scan µs', 'redaction of both bodies µs', 'whole batch, µs a record', 'records a second, one writer'], rows),
+)

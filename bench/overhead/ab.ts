@@ -20,6 +20,7 @@ import type { CpuUse } from './cpu'
 import { runFixedRate } from './fixed-rate'
 import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
 import { freePort, runInScratch } from './processes'
+import { table } from './report'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
 
@@ -100,19 +101,41 @@ await runInScratch('ab', async (workDir) => {
   console.log(
     `\n${settings.sequential.requests} requests one at a time; ${settings.fixedRate.rps} req/s in ${settings.fixedRate.rounds} rounds of ${settings.fixedRate.seconds} s; ms unless marked\n`,
   )
-  console.log(
-    '| target | (a) p50 | (a) p99 | (a) added p50 / p99 | (c) p50 | (c) p99 | (c) added p50 / p99 | loop CPU µs/req | loop waited µs/req |',
-  )
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-  for (const target of targets) {
+  const rows = targets.flatMap((target) => {
     const a = plain.get(target.name)
     const c = fixedRate.get(target.name)
-    if (!a || !c) continue
+    if (!a || !c) return []
     const loop = loopPerRequest(c.cpu, c.latency.count)
-    console.log(
-      `| ${target.name} | ${ms(a.p50)} | ${ms(a.p99)} | ${added(a.p50, base.a?.p50)} / ${added(a.p99, base.a?.p99)} | ${ms(c.latency.p50)} | ${ms(c.latency.p99)} | ${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)} | ${loop.cpuUs.toFixed(0)} | ${loop.waitUs.toFixed(0)} |`,
-    )
-  }
+    return [
+      [
+        target.name,
+        ms(a.p50),
+        ms(a.p99),
+        `${added(a.p50, base.a?.p50)} / ${added(a.p99, base.a?.p99)}`,
+        ms(c.latency.p50),
+        ms(c.latency.p99),
+        `${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)}`,
+        loop.cpuUs.toFixed(0),
+        loop.waitUs.toFixed(0),
+      ],
+    ]
+  })
+  console.log(
+    table(
+      [
+        'target',
+        '(a) p50',
+        '(a) p99',
+        '(a) added p50 / p99',
+        '(c) p50',
+        '(c) p99',
+        '(c) added p50 / p99',
+        'loop CPU µs/req',
+        'loop waited µs/req',
+      ],
+      rows,
+    ),
+  )
   for (const [name, c] of fixedRate)
     if (c.errors > 0) console.log(`\n[ab] ${name} failed ${c.errors} calls at the fixed rate; its figures leave them out`)
 })

@@ -15,6 +15,7 @@ import { PATH as CHAT_PATH, startFake } from './arms'
 import { integer } from './config'
 import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
 import { freePort, runInScratch, stop } from './processes'
+import { table } from './report'
 import { runSaturation } from './saturation'
 import { type Summary, summarize } from './stats'
 
@@ -52,7 +53,7 @@ await runInScratch('large-prompts', async (workDir) => {
     seconds: integer('LARGE_SECONDS', 10),
     warmupSeconds: 2,
   }
-  const rows: string[] = []
+  const rows: string[][] = []
   const fake = await startFake({ workDir, fakeLatencyMs: 0 })
   for (const kb of sizes) {
     const body = promptBody(kb)
@@ -81,15 +82,24 @@ await runInScratch('large-prompts', async (workDir) => {
       ])
       await stop(gw)
       const ms = (n: number) => n.toFixed(1)
-      rows.push(
-        `| ${kb} KB | ${binary} | ${Math.round(result.rps)} | ${ms(result.p50Ms)} / ${ms(result.p99Ms)} | ${ms(health.p50)} / ${ms(health.p99)} / ${ms(health.max)} | ${ms(feedback.p50)} / ${ms(feedback.p99)} / ${ms(feedback.max)} | ${result.non2xx + result.socketErrors} |`,
-      )
+      rows.push([
+        `${kb} KB`,
+        binary,
+        String(Math.round(result.rps)),
+        `${ms(result.p50Ms)} / ${ms(result.p99Ms)}`,
+        `${ms(health.p50)} / ${ms(health.p99)} / ${ms(health.max)}`,
+        `${ms(feedback.p50)} / ${ms(feedback.p99)} / ${ms(feedback.max)}`,
+        String(result.non2xx + result.socketErrors),
+      ])
     }
   }
   console.log(
     `\nwrk -c${load.connections} for ${load.seconds} s after ${load.warmupSeconds} s; probes during the timed part; ms\n`,
   )
-  console.log('| prompt | binary | req/s | calls p50 / p99 | /healthcheck p50 / p99 / max | feedback p50 / p99 / max | failed |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- |')
-  for (const row of rows) console.log(row)
+  console.log(
+    table(
+      ['prompt', 'binary', 'req/s', 'calls p50 / p99', '/healthcheck p50 / p99 / max', 'feedback p50 / p99 / max', 'failed'],
+      rows,
+    ),
+  )
 })

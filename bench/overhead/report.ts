@@ -46,7 +46,7 @@ const verdict = (ok: boolean) => (ok ? 'met' : '**NOT met**')
 const MIB_TO_MB = 1.048576
 
 /** A Markdown table with padded columns, the way the repository's formatter (Biome) lays them out. */
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((_, i) => Math.max(3, ...[header, ...rows].map((cells) => (cells[i] ?? '').length)))
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] as number)).join(' | ')} |`
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
