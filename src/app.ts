@@ -128,7 +128,7 @@ export function createServices(deps: AppDeps) {
     audit: new AuditService(deps.store),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
-    dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path),
+    dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log),
     gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
   }
 }

@@ -56,3 +56,5 @@ export const unauthorized = (message: string) => new ApiError('unauthorized', me
 export const forbidden = (message: string) => new ApiError('forbidden', message)
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`)
 export const conflict = (message: string) => new ApiError('conflict', message)
+/** Our own fault: the caller learns nothing of it, the server log has the details. */
+export const internalError = () => new ApiError('internal_error', 'internal error; the server log has the details')

@@ -80,7 +80,7 @@ async function serveCommand(): Promise<void> {
       .then((deleted) => deleted > 0 && log.info('retention: bodies deleted', { deleted }))
       .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: String(error) }))
   }, RETENTION_INTERVAL_MS)
-  const server = serve(app, services, { hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
+  const server = serve(app, services, { hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES, log })
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {

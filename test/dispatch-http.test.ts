@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
+import type { App } from '../src/app'
+import { serve } from '../src/http/serve'
+import { createLogger } from '../src/log'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'
@@ -9,6 +12,7 @@ import { serveHarness } from './support/serve'
  */
 let fake: FakeProvider
 let h: Harness
+const logged: string[] = []
 let org: Org
 let served: { url: string; stop(): Promise<void> }
 let gatewayOnly: string
@@ -16,7 +20,7 @@ let readOnly: string
 
 beforeAll(async () => {
   fake = await startFakeProvider()
-  h = await createHarness({ providers: providersAt(fake) })
+  h = await createHarness({ providers: providersAt(fake), log: createLogger('info', (line) => logged.push(line)) })
   org = await h.org('growth')
   await h.services.organizations.addCredits(org.orgId, 10)
   served = serveHarness(h)
@@ -81,3 +85,49 @@ for (const [way, send] of ways) {
     })
   })
 }
+
+/** What a store's driver may say when it fails: it must reach the server log, never the caller. */
+const DRIVER_ERROR = 'connect ECONNREFUSED postgres://gw:hunter2@db.internal:5432/gw'
+
+describe('our own faults', () => {
+  for (const [way, send] of ways) {
+    test(`${way}: a failure while authenticating is a 500 in the SDK format, logged, its message not shown`, async () => {
+      logged.length = 0
+      const failing = spyOn(h.services.authenticator, 'authenticate').mockRejectedValueOnce(new Error(DRIVER_ERROR))
+      try {
+        const response = await send('/v1/messages', {
+          body: messages,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${gatewayOnly}`, accept: 'text/html' },
+        })
+        expect(response.status).toBe(500)
+        const text = await response.text()
+        expect(JSON.parse(text)).toMatchObject({ type: 'error', error: { type: 'api_error' } })
+        expect(text).not.toContain('hunter2')
+        expect(logged.some((line) => line.includes(DRIVER_ERROR))).toBe(true)
+      } finally {
+        failing.mockRestore()
+      }
+    })
+  }
+
+  test('an error no handler answers gets a JSON 500 from the server, not a page showing it', async () => {
+    logged.length = 0
+    const broken = {
+      fetch: () => {
+        throw new Error(DRIVER_ERROR)
+      },
+    } as unknown as App // only `fetch` is reached: the server's net under the app is what is tested
+    const server = serve(broken, h.services, { hostname: '127.0.0.1', port: 0, log: h.deps.log })
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/organization`, { headers: { accept: 'text/html' } })
+      expect(response.status).toBe(500)
+      expect(response.headers.get('content-type')).toContain('application/json')
+      const text = await response.text()
+      expect(JSON.parse(text)).toMatchObject({ data: null, error: { code: 'internal_error' } })
+      expect(text).not.toContain('hunter2')
+      expect(logged.some((line) => line.includes(DRIVER_ERROR))).toBe(true)
+    } finally {
+      await server.stop(true)
+    }
+  })
+})

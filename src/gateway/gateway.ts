@@ -5,7 +5,7 @@
  */
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError, badRequest, forbidden } from '../errors'
+import { ApiError, badRequest, forbidden, internalError } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
@@ -152,8 +152,7 @@ export class Gateway {
       if (!body) throw badRequest('the request body must be a JSON object')
       return await this.serve(call, body, state)
     } catch (error) {
-      const failure =
-        error instanceof ApiError ? error : new ApiError('internal_error', 'internal error; the server log has the details')
+      const failure = error instanceof ApiError ? error : internalError()
       if (!(error instanceof ApiError))
         this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
       const out = JSON.stringify(errorBody(errorFamily(call.path), failure))

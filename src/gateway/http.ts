@@ -1,8 +1,9 @@
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError } from '../errors'
+import { ApiError, internalError } from '../errors'
 import { errorResponse } from '../http/error-mapper'
+import type { Logger } from '../log'
 import type { Gateway } from './gateway'
 
 /** Provider-style paths (spec 4.3), dispatched to the provider that serves the requested model. */
@@ -23,9 +24,15 @@ export type DispatchHandler = (request: Request, server?: Pick<Server<undefined>
  * It is all a call needs, so `gw serve` routes these paths to it straight from Bun's router, without
  * the management API's lifecycle (a tenth of a call's cost, issue 8); the Elysia app routes to the
  * same handler, for its document and for in-process callers. A refusal is answered in the format of
- * the path's SDK.
+ * the path's SDK, and so is our own fault (a store that cannot be reached while authenticating, say),
+ * which is logged, never shown.
  */
-export function dispatchHandler(authenticator: Authenticator, gateway: Gateway, path: DispatchPath): DispatchHandler {
+export function dispatchHandler(
+  authenticator: Authenticator,
+  gateway: Gateway,
+  path: DispatchPath,
+  log: Logger,
+): DispatchHandler {
   return async (request, server) => {
     try {
       const principal = await authenticator.authenticate(request.headers)
@@ -40,7 +47,8 @@ export function dispatchHandler(authenticator: Authenticator, gateway: Gateway, 
       })
     } catch (error) {
       if (error instanceof ApiError) return errorResponse(path, error)
-      throw error
+      log.error('unhandled error', { method: 'POST', path, error: error instanceof Error ? error.message : String(error) })
+      return errorResponse(path, internalError())
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ApiError, type ErrorCode } from '../errors'
+import { ApiError, type ErrorCode, internalError } from '../errors'
 import type { Logger } from '../log'
 
 /** Which body shape a route's errors take: the one its callers' SDKs parse. */
@@ -83,7 +83,7 @@ export const errorMapper = (log: Logger) =>
         // An answer that does not match its own documented schema is our fault, not the caller's.
         if (where === 'response') {
           log.error('answer does not match its response schema', { method: request.method, path, error: error.message })
-          return errorResponse(path, new ApiError('internal_error', 'internal error; the server log has the details'))
+          return errorResponse(path, internalError())
         }
         return errorResponse(path, new ApiError('validation_failed', describeValidation(error as ValidationLike, where)))
       }
@@ -100,6 +100,6 @@ export const errorMapper = (log: Logger) =>
           path,
           error: error instanceof Error ? error.message : String(error),
         })
-        return errorResponse(path, new ApiError('internal_error', 'internal error; the server log has the details'))
+        return errorResponse(path, internalError())
     }
   })

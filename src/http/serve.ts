@@ -1,12 +1,16 @@
 import type { Server } from 'bun'
 import type { App, Services } from '../app'
+import { internalError } from '../errors'
 import { DISPATCH_PATHS } from '../gateway/http'
+import type { Logger } from '../log'
+import { errorResponse } from './error-mapper'
 
 export interface ServeOptions {
   hostname: string
   port: number
   idleTimeoutSeconds?: number
   maxRequestBodySize?: number
+  log: Logger
 }
 
 /**
@@ -14,6 +18,10 @@ export interface ServeOptions {
  * Bun's router to the gateway's own handler; everything else goes to the Elysia app. Elysia hands
  * handlers `server` from `app.server`, which only its own `listen` sets; setting it here gives them the
  * peer address and the per-request idle-timeout control while the server stays ours to configure.
+ *
+ * Both handlers answer their own errors; the server's `error` is the net under them. Development mode
+ * is off whatever NODE_ENV says: in it Bun answers an uncaught error with an HTML page that shows the
+ * error's message and our source to the caller.
  */
 export function serve(app: App, services: Pick<Services, 'dispatch'>, options: ServeOptions): Server<undefined> {
   const routes = Object.fromEntries(
@@ -27,8 +35,13 @@ export function serve(app: App, services: Pick<Services, 'dispatch'>, options: S
     port: options.port,
     idleTimeout: options.idleTimeoutSeconds,
     maxRequestBodySize: options.maxRequestBodySize,
+    development: false,
     routes,
     fetch: app.fetch,
+    error(error) {
+      options.log.error('unhandled error', { error: error.message })
+      return errorResponse('', internalError())
+    },
   })
   app.server = server
   return server
