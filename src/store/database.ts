@@ -34,24 +34,60 @@ export interface Database {
   all<Row>(statement: SQL): Promise<Row[]>
   /** Runs `work` atomically; everything it does goes through the `Database` it is handed. */
   transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>
+  /**
+   * Runs `work`, and again while another connection holds the database's write lock, waiting on a
+   * timer in between. SQLite only (Postgres waits for locks in the server, off our thread): a
+   * repository call through it never stalls the event loop on the request log's writer.
+   */
+  readonly whenUnlocked?: <T>(work: () => Promise<T>) => Promise<T>
   close(): Promise<void>
 }
 
-export async function openDatabase(config: Pick<Config, 'database'>): Promise<Database> {
-  return config.database.kind === 'sqlite' ? openSqlite(config.database.path) : openPostgres(config.database.url)
+export async function openDatabase(config: Pick<Config, 'database'>, options: { lockWaitMs?: number } = {}): Promise<Database> {
+  return config.database.kind === 'sqlite'
+    ? openSqlite(config.database.path, options.lockWaitMs)
+    : openPostgres(config.database.url)
+}
+
+/** How long a SQLite statement waits for another connection's write lock before it fails. */
+const LOCK_WAIT_MS = 5_000
+/** Between tries: short, since the writer's transactions last a few ms, and capped, since a timer costs little. */
+const lockRetryDelayMs = (attempt: number) => Math.min(1 + attempt, 5)
+
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
 }
 
 /** `$1` -> `?1`: SQLite's numbered parameter, so raw statements are written once for both dialects. */
 const toSqliteParams = (statement: string): string => statement.replace(/\$(\d+)/g, '?$1')
 
-function openSqlite(path: string): Database {
+function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const client = new SqliteClient(path, { create: true, strict: true })
+  // Opening may wait for a lock the old way: nothing is being served yet.
+  client.run(`PRAGMA busy_timeout = ${lockWaitMs}`)
   client.run('PRAGMA journal_mode = WAL')
-  client.run('PRAGMA busy_timeout = 5000')
   client.run('PRAGMA foreign_keys = ON')
   client.run('PRAGMA synchronous = NORMAL')
+  // From here a locked database fails at once and `whenUnlocked` waits: SQLite's own busy handler
+  // sleeps the calling thread, and on the server's loop a write that met one of the request log's
+  // transactions held every request in flight (a lock held 20 ms stalled it 34 ms; docs/decisions.md).
+  client.run('PRAGMA busy_timeout = 0')
   const orm = drizzleSqlite({ client, schema: sqliteSchema })
+  const whenUnlocked = async <T>(work: () => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + lockWaitMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work()
+      } catch (error) {
+        // Inside a transaction the lock is ours already: a busy error there is no wait for it, and
+        // its statements must not run twice.
+        if (!isBusy(error) || client.inTransaction || Date.now() >= deadline) throw error
+        await Bun.sleep(lockRetryDelayMs(attempt))
+      }
+    }
+  }
   // bun:sqlite is one connection: an async transaction must not interleave with another one, so
   // transactions queue behind each other. Statements outside a transaction are single and atomic.
   let queue: Promise<unknown> = Promise.resolve()
@@ -60,18 +96,17 @@ function openSqlite(path: string): Database {
     orm,
     tables: sqliteSchema,
     migrations: sqliteMigrations,
-    async execute(statement, params = []) {
-      client.run(toSqliteParams(statement), params as never)
-    },
-    async query<Row>(statement: string, params: readonly unknown[] = []) {
-      return client.query(toSqliteParams(statement)).all(...(params as never[])) as Row[]
-    },
-    async all<Row>(statement: SQL) {
-      return orm.all<Row>(statement)
-    },
+    whenUnlocked,
+    execute: (statement, params = []) =>
+      whenUnlocked(async () => {
+        client.run(toSqliteParams(statement), params as never)
+      }),
+    query: <Row>(statement: string, params: readonly unknown[] = []) =>
+      whenUnlocked(async () => client.query(toSqliteParams(statement)).all(...(params as never[])) as Row[]),
+    all: <Row>(statement: SQL) => whenUnlocked(async () => orm.all<Row>(statement)),
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
       const run = async (): Promise<T> => {
-        client.run('BEGIN IMMEDIATE')
+        await whenUnlocked(async () => client.run('BEGIN IMMEDIATE'))
         try {
           const result = await work(db)
           client.run('COMMIT')

@@ -60,9 +60,29 @@ export interface Store extends Repositories {
   ping(): Promise<void>
 }
 
+type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>
+
+/**
+ * Every repository method run through `whenUnlocked`: each is one statement, or runs in a transaction.
+ * Methods are called on their own repository, whose other methods some of them use.
+ */
+function waitingForLocks<R extends Record<string, AsyncMethods>>(
+  repos: R,
+  whenUnlocked: NonNullable<Database['whenUnlocked']>,
+): R {
+  const wrap = (methods: AsyncMethods): AsyncMethods =>
+    Object.fromEntries(
+      Object.entries(methods).map(([name, method]) => [
+        name,
+        (...args: never[]) => whenUnlocked(() => method.apply(methods, args)),
+      ]),
+    )
+  return Object.fromEntries(Object.entries(repos).map(([name, methods]) => [name, wrap(methods)])) as R
+}
+
 /** Every repository over one database. */
 export function createStore(db: Database): Store {
-  const own = repositories(db)
+  const own = db.whenUnlocked ? waitingForLocks(repositories(db), db.whenUnlocked) : repositories(db)
   return {
     ...own,
     dialect: db.dialect,
