@@ -1,8 +1,8 @@
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError, internalError } from '../errors'
-import { errorResponse } from '../http/error-mapper'
+import { ApiError } from '../errors'
+import { errorResponse, ownFault } from '../http/error-mapper'
 import type { Logger } from '../log'
 import type { Gateway } from './gateway'
 
@@ -47,8 +47,7 @@ export function dispatchHandler(
       })
     } catch (error) {
       if (error instanceof ApiError) return errorResponse(path, error)
-      log.error('unhandled error', { method: 'POST', path, error: error instanceof Error ? error.message : String(error) })
-      return errorResponse(path, internalError())
+      return ownFault(log, path, error, { method: 'POST' })
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { ApiError, type ErrorCode, internalError } from '../errors'
-import type { Logger } from '../log'
+import type { Fields, Logger } from '../log'
 
 /** Which body shape a route's errors take: the one its callers' SDKs parse. */
 export type ErrorFamily = 'management' | 'openai' | 'anthropic'
@@ -58,6 +58,12 @@ export function errorBody(family: ErrorFamily, error: ApiError): unknown {
 export const errorResponse = (pathname: string, error: ApiError): Response =>
   Response.json(errorBody(errorFamily(pathname), error), { status: error.status })
 
+/** Our own fault: the detail goes to the log, the caller gets `internal_error` in the path's format. */
+export function ownFault(log: Logger, pathname: string, error: unknown, fields: Fields = {}): Response {
+  log.error('unhandled error', { ...fields, path: pathname, error: error instanceof Error ? error.message : String(error) })
+  return errorResponse(pathname, internalError())
+}
+
 interface ValidationLike {
   all?: Array<{ path?: string; summary?: string; message?: string }>
   message: string
@@ -95,11 +101,6 @@ export const errorMapper = (log: Logger) =>
       case 'NOT_FOUND':
         return errorResponse(path, new ApiError('not_found', `no route ${request.method} ${path}`))
       default:
-        log.error('unhandled error', {
-          method: request.method,
-          path,
-          error: error instanceof Error ? error.message : String(error),
-        })
-        return errorResponse(path, internalError())
+        return ownFault(log, path, error, { method: request.method })
     }
   })

@@ -1,9 +1,8 @@
 import type { Server } from 'bun'
 import type { App, Services } from '../app'
-import { internalError } from '../errors'
 import { DISPATCH_PATHS } from '../gateway/http'
 import type { Logger } from '../log'
-import { errorResponse } from './error-mapper'
+import { ownFault } from './error-mapper'
 
 export interface ServeOptions {
   hostname: string
@@ -38,10 +37,8 @@ export function serve(app: App, services: Pick<Services, 'dispatch'>, options: S
     development: false,
     routes,
     fetch: app.fetch,
-    error(error) {
-      options.log.error('unhandled error', { error: error.message })
-      return errorResponse('', internalError())
-    },
+    // The request is not known here: the answer takes the management API's shape.
+    error: (error) => ownFault(options.log, '', error),
   })
   app.server = server
   return server
