@@ -13,7 +13,9 @@ import type { MetaStore } from './gateway/meta/store'
 import type { RequestLog } from './gateway/request-log'
 import { gatewayRoutes } from './gateway/routes'
 import { authz } from './http/authz'
+import { BodyBudget } from './http/body'
 import { errorMapper } from './http/error-mapper'
+import { storableUrl } from './http/storable-text'
 import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
@@ -78,8 +80,14 @@ export interface AppDeps {
   /** The Users feature (per-user traffic views); a deployment may switch it off. On when absent. */
   usersFeature?: boolean
   globalRateLimit: { requests: number; windowSeconds: number }
+  /** GW_MAX_BODY_BYTES: the largest body of a gateway call; 32 MiB when absent. */
+  maxBodyBytes?: number
   now?: () => number
 }
+
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+/** Bodies held at once, in maximum-size bodies: room for a few of the largest, and for thousands of usual ones. */
+const BODIES_IN_FLIGHT = 4
 
 /** The services, built once from the dependencies; the CLI uses them without the HTTP app. */
 export function createServices(deps: AppDeps) {
@@ -90,6 +98,8 @@ export function createServices(deps: AppDeps) {
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const bodyLimits = { maxBodyBytes, budget: new BodyBudget(BODIES_IN_FLIGHT * maxBodyBytes) }
   const gateway = new Gateway({
     config: deps.gateway,
     store: deps.store,
@@ -120,15 +130,15 @@ export function createServices(deps: AppDeps) {
     budgetActions: new BudgetActionViews(deps.store, deps.now),
     sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
     settings,
-    health: new HealthService(deps.probes),
+    health: new HealthService(deps.probes, deps.requestLog, deps.now),
     rateLimitRules,
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
     mcpConnections: new McpConnectionsView(deps.store),
-    audit: new AuditService(deps.store),
+    audit: new AuditService(deps.store, deps.log, deps.now),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
-    dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log),
+    dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
     gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
   }
 }
@@ -143,6 +153,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
   const app = new Elysia({ normalize: false })
     .use(errorMapper(deps.log))
+    .use(storableUrl)
     .use(
       openapi({
         // No viewer: the plugin's viewers load their scripts from a CDN, and gw must work air-gapped.

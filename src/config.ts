@@ -40,6 +40,12 @@ const VARIABLES = {
     allowed: "a positive integer number of seconds to wait for a provider's response headers",
     fallback: '300',
   },
+  GW_MAX_BODY_BYTES: {
+    schema: Type.String({ pattern: '^[1-9][0-9]{0,9}$' }),
+    allowed:
+      'the largest request body a gateway call may send, in bytes (management routes take at most 1 MiB); gw holds at most four such bodies at once and makes further calls wait',
+    fallback: String(32 * 1024 * 1024),
+  },
   GW_USERS_FEATURE: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
     allowed: 'on or off (per-user traffic views, spec 4.5)',
@@ -77,6 +83,7 @@ export interface Config {
   secret?: string
   metaTtlSeconds: number
   upstreamTimeoutSeconds: number
+  maxBodyBytes: number
   usersFeature: boolean
   countryHeader?: string
   globalRateLimit: { requests: number; windowSeconds: number }
@@ -138,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
+    maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),
     usersFeature: required(env, 'GW_USERS_FEATURE') === 'on',
     countryHeader: read(env, 'GW_COUNTRY_HEADER')?.toLowerCase(),
     globalRateLimit: { requests, windowSeconds },

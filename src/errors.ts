@@ -1,3 +1,5 @@
+import { storeFault } from './store/faults'
+
 /**
  * The one error type of our own code. Services throw it; `http/error-mapper.ts` turns it into the
  * response body of the route's family (management envelope, OpenAI or Anthropic error object).
@@ -11,9 +13,11 @@ export type ErrorCode =
   | 'tier_required'
   | 'not_found'
   | 'conflict'
+  | 'payload_too_large'
   | 'rate_limited'
   | 'not_implemented'
   | 'internal_error'
+  | 'unavailable'
   | 'upstream_error'
   | 'upstream_unreachable'
   | 'upstream_timeout'
@@ -27,9 +31,11 @@ const STATUS: Record<ErrorCode, number> = {
   tier_required: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   rate_limited: 429,
   not_implemented: 501,
   internal_error: 500,
+  unavailable: 503,
   upstream_error: 502,
   upstream_unreachable: 502,
   upstream_timeout: 504,
@@ -44,6 +50,8 @@ export class ApiError extends Error {
     readonly details?: Record<string, unknown>,
     /** Overrides the code's usual status: a provider's own error status is passed on as it was. */
     status?: number,
+    /** Sent as `Retry-After`: when the caller may try again (a limit, a database that is away). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message)
     this.name = 'ApiError'
@@ -56,5 +64,29 @@ export const unauthorized = (message: string) => new ApiError('unauthorized', me
 export const forbidden = (message: string) => new ApiError('forbidden', message)
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`)
 export const conflict = (message: string) => new ApiError('conflict', message)
+/** An update that names nothing to change: the caller's mistake, said plainly, never a database error. */
+export const nothingToChange = (fields: string) =>
+  new ApiError('bad_request', `nothing to change: send at least one of ${fields}`)
+export const unparsableBody = () =>
+  new ApiError('bad_request', 'the request body could not be parsed; send JSON with Content-Type: application/json')
+export const payloadTooLarge = (limit: number) =>
+  new ApiError('payload_too_large', `the request body is larger than this route's limit of ${limit} bytes`, { limit })
+/** Seconds a caller is told to wait when the database is away: about how long a failover takes. */
+export const UNAVAILABLE_RETRY_SECONDS = 5
+export const unavailable = (what: string) =>
+  new ApiError('unavailable', `${what}; try again shortly`, undefined, undefined, UNAVAILABLE_RETRY_SECONDS)
 /** Our own fault: the caller learns nothing of it, the server log has the details. */
 export const internalError = () => new ApiError('internal_error', 'internal error; the server log has the details')
+
+/**
+ * What an error means to the caller: an ApiError as it is; a database that cannot be reached (the
+ * error itself or its cause, as a hook's error arrives wrapped), a 503 `unavailable` the caller can
+ * retry; anything else `undefined`: a fault of ours, for the log and never for the caller.
+ */
+export function callerFacing(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  const cause = (error as { cause?: unknown } | null)?.cause
+  if (cause instanceof ApiError) return cause
+  if (storeFault(error) === 'unavailable') return unavailable('the database is unavailable')
+  return undefined
+}

@@ -36,8 +36,11 @@ Configuration comes from the environment; see the README for the table of variab
 
 class UsageError extends Error {}
 
-/** Bodies beyond this are refused before they are read: chat requests with images stay far below it. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024
+/**
+ * Bun's own bound, above gw's (GW_MAX_BODY_BYTES): gw answers a body over its limit with a 413 that
+ * says so, in the caller's format; Bun's bare 413 is only the backstop.
+ */
+const BUN_BODY_SLACK_BYTES = 1024 * 1024
 /** Stored bodies past their organisation's retention are deleted this often. */
 const RETENTION_INTERVAL_MS = 3600 * 1000
 
@@ -80,7 +83,12 @@ async function serveCommand(): Promise<void> {
       .then((deleted) => deleted > 0 && log.info('retention: bodies deleted', { deleted }))
       .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: String(error) }))
   }, RETENTION_INTERVAL_MS)
-  const server = serve(app, services, { hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES, log })
+  const server = serve(app, services, {
+    hostname: config.host,
+    port: config.port,
+    maxRequestBodySize: config.maxBodyBytes + BUN_BODY_SLACK_BYTES,
+    log,
+  })
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {

@@ -1,20 +1,21 @@
-import type Redis from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 import type { AppDeps } from './app'
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './auth/invalidation'
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
 import { ThreadedLogWriter, writeEntries } from './gateway/log-writer'
-import { MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
+import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { RequestLog } from './gateway/request-log'
 import { FailoverLimiterStore } from './limits/failover-store'
 import { RedisLimiterStore } from './limits/redis-store'
 import { type LimiterStore, MemoryLimiterStore } from './limits/store'
 import { createLogger, type Logger } from './log'
-import type { HealthProbe } from './modules/health/service'
+import type { ComponentState, HealthProbe } from './modules/health/service'
 import { type Database, openDatabase } from './store/database'
 import { migrate } from './store/migrate'
 import { createStore } from './store/store'
+import { CircuitBreaker } from './util/breaker'
 
 /** What a running gw holds open: built once by `gw serve` and by each CLI command, closed on exit. */
 export interface Runtime {
@@ -25,21 +26,112 @@ export interface Runtime {
   close(): Promise<void>
 }
 
-async function connectRedis(url: string, log: Logger): Promise<Redis> {
+/**
+ * How gw talks to Redis, chosen so that an outage costs a call nothing (docs/decisions.md, "A Redis
+ * outage"). A command waits at most 200 ms: Redis answers in well under a millisecond on a LAN, so
+ * that is a stalled or unreachable server, never a busy one. A failed command is not retried and,
+ * while there is no connection, not queued either: it fails at once and the caller falls back.
+ * Commands cut off by a lost connection are not resent on reconnection (a rate-limit decision
+ * replayed later would count twice). The connection itself is retried every second at most, so
+ * Redis is found again soon after it is back.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 200
+const REDIS_CONNECT_TIMEOUT_MS = 1_000
+/** How long every Redis-backed store stays off Redis after a failure before one call tries it again. */
+export const REDIS_BREAKER_COOLDOWN_MS = 1_000
+
+const REDIS_OPTIONS: RedisOptions = {
+  commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+  maxRetriesPerRequest: 0,
+  enableOfflineQueue: false,
+  autoResendUnfulfilledCommands: false,
+  retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+}
+
+/**
+ * The client every Redis-backed store shares. Without an offline queue a command sent before the
+ * first connection is ready fails, so this waits for that connection, or for the first sign that it
+ * will not come, before anything uses the client. `onError` hears every connection error.
+ */
+export async function redisClient(url: string, onError: (error: Error) => void = () => undefined): Promise<Redis> {
   // Loaded only when configured: the client library is a tenth of gw's start-up time.
   const { default: Redis } = await import('ioredis')
-  // Commands fail fast while Redis is away instead of queueing without bound; callers fall back.
-  const client = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 })
-  let down = false
-  client.on('error', (error: Error) => {
-    if (!down) log.warn('redis unreachable', { error: error.message })
-    down = true
-  })
-  client.on('ready', () => {
-    if (down) log.info('redis reachable again')
-    down = false
+  const client = new Redis(url, REDIS_OPTIONS)
+  client.on('error', onError)
+  await new Promise<void>((resolve) => {
+    const settled = () => {
+      clearTimeout(timer)
+      client.off('ready', settled)
+      client.off('error', settled)
+      resolve()
+    }
+    const timer = setTimeout(settled, REDIS_CONNECT_TIMEOUT_MS)
+    client.on('ready', settled)
+    client.on('error', settled)
   })
   return client
+}
+
+export interface RedisStores {
+  client: Redis
+  /** The one breaker of every store below: an outage seen by one keeps them all off Redis. */
+  breaker: CircuitBreaker
+  limiterStore: FailoverLimiterStore
+  meta: FailoverMetaStore
+  invalidations: RedisInvalidationBus
+  probes: HealthProbe[]
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const degradedIf = (degraded: boolean): ComponentState => (degraded ? 'degraded' : 'ok')
+
+/**
+ * The limiter, the metadata store and the invalidation bus on Redis, each falling back in process
+ * behind one shared breaker. The log says when Redis goes and when it is back, once each; never the
+ * URL, which may hold a password.
+ */
+export async function openRedisStores(url: string, log: Logger, now: () => number = Date.now): Promise<RedisStores> {
+  // The connection's own reason (refused, wrong password) says more than the command it failed.
+  let connectionError: string | undefined
+  const client = await redisClient(url, (error) => {
+    connectionError = error.message
+  })
+  client.on('ready', () => {
+    connectionError = undefined
+  })
+  const breaker = new CircuitBreaker({
+    cooldownMs: REDIS_BREAKER_COOLDOWN_MS,
+    now,
+    onChange: (open, cause) => {
+      if (open)
+        log.warn(
+          'redis unavailable: limits are enforced per instance, request metadata is kept per instance and credential changes reach this instance only, until it answers again',
+          { error: connectionError ?? messageOf(cause) },
+        )
+      else log.info('redis answers again: limits, request metadata and credential changes are shared across instances again')
+    },
+  })
+  if (client.status !== 'ready') breaker.trip(new Error(`no connection (${client.status})`))
+  const limiterStore = new FailoverLimiterStore(new RedisLimiterStore(client), new MemoryLimiterStore(now), breaker)
+  const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(undefined, now), breaker)
+  const invalidations = new RedisInvalidationBus(client, log, breaker)
+  // Redis is not required to serve, so each of these degrades the health, never downs it. The Redis
+  // probe goes through the breaker too: while it is open the answer is known without asking Redis.
+  const probes: HealthProbe[] = [
+    { name: 'rate_limiter', required: false, check: async () => degradedIf(limiterStore.degraded) },
+    { name: 'metadata', required: false, check: async () => degradedIf(meta.degraded) },
+    {
+      name: 'redis',
+      required: false,
+      check: () =>
+        breaker.run<ComponentState>(
+          async () => ((await client.ping()) === 'PONG' ? 'ok' : 'degraded'),
+          async () => 'down',
+        ),
+    },
+  ]
+  return { client, breaker, limiterStore, meta, invalidations, probes }
 }
 
 export interface RuntimeOptions {
@@ -71,15 +163,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   let meta: MetaStore = new MemoryMetaStore()
   let limiterStore: LimiterStore = new MemoryLimiterStore()
   let invalidations: InvalidationBus = new LocalInvalidationBus()
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined
+  const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
   if (redis) {
-    meta = new RedisMetaStore(redis)
-    invalidations = new RedisInvalidationBus(redis, log)
-    const limiter = new FailoverLimiterStore(new RedisLimiterStore(redis), new MemoryLimiterStore(), log)
-    limiterStore = limiter
-    probes.push({ name: 'rate_limiter', required: false, check: async () => (limiter.degraded ? 'degraded' : 'ok') })
-    // Redis is not required to serve, so it degrades the health, never downs it.
-    probes.push({ name: 'redis', required: false, check: async () => ((await redis.ping()) === 'PONG' ? 'ok' : 'degraded') })
+    meta = redis.meta
+    limiterStore = redis.limiterStore
+    invalidations = redis.invalidations
+    probes.push(...redis.probes)
   }
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
@@ -103,6 +192,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       limiterStore,
       invalidations,
       usersFeature: config.usersFeature,
+      maxBodyBytes: config.maxBodyBytes,
       globalRateLimit: config.globalRateLimit,
       gateway: {
         providers: config.providers,
@@ -115,7 +205,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       await requestLog.drain()
       await writer?.close()
       await invalidations.close()
-      redis?.disconnect()
+      redis?.client.disconnect()
       await db.close()
     },
   }

@@ -71,7 +71,7 @@ describe('API keys: create, list, update, revoke', () => {
       body: { name: 'c', expiresAt: new Date(clock - 1).toISOString() },
     })
     expect(past.status).toBe(400)
-    expect((await h.store.apiKeys.get(key.id))?.name).toBe('b')
+    expect((await h.store.credentials.apiKey(key.id))?.name).toBe('b')
   })
 
   test('a revoked key gets 401 at once on this instance', async () => {
@@ -123,7 +123,7 @@ describe('API keys: create, list, update, revoke', () => {
     const key = await created({ name: 'audited' })
     await h.request('PUT', `/v1/api-keys/${key.id}/scopes`, { token: org.ownerSession, body: { scopes: ['gateway'] } })
     await h.request('DELETE', `/v1/api-keys/${key.id}`, { token: org.ownerSession })
-    const entries = (await h.store.audit.listForOrg(org.orgId)).filter((e) => e.target === key.prefix)
+    const entries = (await h.store.org(org.orgId).audit.list()).filter((e) => e.target === key.prefix)
     expect(entries.map((e) => e.action).sort()).toEqual([
       'DELETE /v1/api-keys/:apiKeyId',
       'POST /v1/api-keys',
@@ -141,7 +141,7 @@ describe('API keys: who may manage them', () => {
 
   test("another organisation's key: 404 on every write, and it is left alone", async () => {
     const other = await h.org('growth')
-    const theirs = await h.store.apiKeys.listForOrg(other.orgId)
+    const theirs = await h.store.org(other.orgId).apiKeys.list()
     const id = theirs[0]?.id as string
     expect((await h.request('PATCH', `/v1/api-keys/${id}`, { token: org.ownerSession, body: { name: 'mine now' } })).status).toBe(
       404,
@@ -150,7 +150,7 @@ describe('API keys: who may manage them', () => {
     expect((await h.request('PUT', `/v1/api-keys/${id}/scopes`, { token: org.ownerSession, body: { scopes: [] } })).status).toBe(
       404,
     )
-    expect((await h.store.apiKeys.get(id))?.revokedAt).toBeNull()
+    expect((await h.store.credentials.apiKey(id))?.revokedAt).toBeNull()
   })
 
   test('the scope entitlement is readable with org.read', async () => {
@@ -217,9 +217,8 @@ describe('the organisation-wide MCP connection listings (keys.write)', () => {
       expect(await response.json()).toEqual({ data: [], error: null })
       expect((await h.request('GET', path, { token: fresh.apiKey })).status).toBe(403)
     }
-    await h.store.mcpConnections.add({
+    await h.store.org(fresh.orgId).mcpConnections.add({
       id: crypto.randomUUID(),
-      orgId: fresh.orgId,
       userId: fresh.ownerId,
       client: 'claude-desktop',
       scopes: ['tools'],

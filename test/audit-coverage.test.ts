@@ -24,14 +24,14 @@ describe('the audit log covers every write', () => {
       if (response.status === 501) continue
       implemented += 1
       const action = `${method} ${toRouterPath(path)}`
-      const entries = await h.store.audit.query({ orgId: org.orgId, action, limit: 1 })
+      const entries = await h.store.org(org.orgId).audit.query({ action, limit: 1 })
       const entry = entries[0]
       if (!entry || entry.actorId !== org.ownerId || entry.outcome !== (response.status < 400 ? 'success' : 'failure'))
         missing.push(`${action} (${response.status})`)
     }
     const doomed = await h.org('enterprise')
     expect((await h.request('DELETE', '/v1/organization/delete', { token: doomed.ownerSession })).status).toBe(200)
-    const [deletion] = await h.store.audit.query({ orgId: doomed.orgId, action: 'DELETE /v1/organization/delete', limit: 1 })
+    const [deletion] = await h.store.org(doomed.orgId).audit.query({ action: 'DELETE /v1/organization/delete', limit: 1 })
     if (deletion?.outcome !== 'success') missing.push('DELETE /v1/organization/delete')
     expect(missing).toEqual([])
     // Every write route with a handler so far (rate limits, keys, provider keys, members).
@@ -41,8 +41,7 @@ describe('the audit log covers every write', () => {
   test('a refused write is recorded as a failure, naming who tried', async () => {
     const member = await h.member(org.orgId, 'member')
     expect((await h.request('POST', '/v1/rate-limits', { token: member.sessionToken, body: { quota: 1 } })).status).toBe(403)
-    const [entry] = await h.store.audit.query({
-      orgId: org.orgId,
+    const [entry] = await h.store.org(org.orgId).audit.query({
       action: 'POST /v1/rate-limits',
       actorId: member.userId,
       limit: 1,
@@ -51,12 +50,12 @@ describe('the audit log covers every write', () => {
   })
 
   test('reads leave no entry, POST queries of the read permissions included', async () => {
-    const before = (await h.store.audit.listForOrg(org.orgId, 10_000)).length
+    const before = (await h.store.org(org.orgId).audit.list(10_000)).length
     await h.request('GET', '/v1/api-keys', { token: org.ownerSession })
     await h.request('GET', `/v1/organization/${org.orgId}/audit`, { token: org.ownerSession })
     // Queries that carry their filter in a POST body read all the same.
     await h.request('POST', '/v1/request/query', { token: org.ownerSession, body: {} })
     await h.request('POST', '/v1/metrics/totalRequests', { token: org.apiKey, body: {} })
-    expect((await h.store.audit.listForOrg(org.orgId, 10_000)).length).toBe(before)
+    expect((await h.store.org(org.orgId).audit.list(10_000)).length).toBe(before)
   })
 })

@@ -59,15 +59,14 @@ describe('authentication (spec 5)', () => {
     const me = `/v1/organization/${victim.orgId}/permissions/me`
     expect((await h.request('GET', me, { token: victim.apiKey })).status).toBe(200)
     const keyId = victim.apiKey.slice('gw-sk-'.length, 'gw-sk-'.length + 12)
-    await h.store.apiKeys.revoke(keyId, new Date(clock))
+    await h.store.org(victim.orgId).apiKeys.update(keyId, { revokedAt: new Date(clock) })
     clock += 1_001
     expect((await h.request('GET', me, { token: victim.apiKey })).status).toBe(401)
   })
 
   test('an expired key is refused', async () => {
     const issuer = new CredentialIssuer(new CredentialHasher(h.credentialKey), () => clock)
-    const key = await issuer.apiKey(h.store, {
-      orgId: org.orgId,
+    const key = await issuer.apiKey(h.store.org(org.orgId), {
       name: 'short-lived',
       scopes: [],
       createdByUserId: null,
@@ -149,7 +148,7 @@ describe('sessions: login and logout', () => {
     expect((await h.request('GET', ME(), { token })).status).toBe(200)
     expect((await h.request('POST', '/v1/auth/logout', { token })).status).toBe(200)
     expect((await h.request('GET', ME(), { token })).status).toBe(401)
-    const actions = (await h.store.audit.listForOrg(org.orgId)).map((e) => e.action)
+    const actions = (await h.store.org(org.orgId).audit.list()).map((e) => e.action)
     expect(actions).toContain('POST /v1/auth/logout')
     expect(actions).toContain('auth.login')
   })

@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
+import { RequestLog } from '../src/gateway/request-log'
+import { silentLogger } from '../src/log'
+import { HealthService } from '../src/modules/health/service'
 import { openRuntime } from '../src/runtime'
 import { createHarness, type Harness } from './support/harness'
+import { requestRecord } from './support/records'
 import { serviceUrl } from './support/services'
 
 const harnesses: Harness[] = []
@@ -44,6 +48,36 @@ describe('GET /healthcheck', () => {
   })
 })
 
+describe('the request log in the health check', () => {
+  test('ok while records are written; degraded with the oldest wait once a record has waited over 5 s', async () => {
+    let clock = 1_000_000
+    let databaseUp = false
+    const log = new RequestLog(
+      async () => {
+        if (!databaseUp) throw new Error('database away')
+        return undefined
+      },
+      silentLogger,
+      { now: () => clock, flushIntervalMs: 1_000_000 },
+    )
+    const health = new HealthService([], log, () => clock)
+    expect(await health.report()).toMatchObject({ status: 'ok', components: { request_log: 'ok' }, requestLog: { queued: 0 } })
+    log.record({ record: requestRecord({ id: 'r1', orgId: 'o' }) })
+    await log.flush()
+    clock += 4_000
+    expect((await health.report()).components.request_log).toBe('ok')
+    clock += 2_000
+    expect(await health.report()).toMatchObject({
+      status: 'degraded',
+      components: { request_log: 'degraded' },
+      requestLog: { queued: 1, oldestQueuedSeconds: 6, failedWrites: 1, setAside: 0, dropped: 0 },
+    })
+    databaseUp = true
+    await log.drain()
+    expect(await health.report()).toMatchObject({ status: 'ok', requestLog: { queued: 0, oldestQueuedSeconds: 0 } })
+  })
+})
+
 describe('the runtime wires the real probes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-health-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -65,10 +99,20 @@ describe('the runtime wires the real probes', () => {
 
   const redisUrl = serviceUrl('GW_TEST_REDIS_URL')
   test.skipIf(!redisUrl)('Redis probe: ok when reachable (CI requires it)', async () => {
-    expect(await check({ GW_REDIS_URL: redisUrl as string })).toEqual({ database: 'ok', redis: 'ok', rate_limiter: 'ok' })
+    expect(await check({ GW_REDIS_URL: redisUrl as string })).toEqual({
+      database: 'ok',
+      redis: 'ok',
+      rate_limiter: 'ok',
+      metadata: 'ok',
+    })
   })
 
-  test('Redis probe: down when nothing listens', async () => {
-    expect(await check({ GW_REDIS_URL: 'redis://127.0.0.1:1' })).toEqual({ database: 'ok', redis: 'down', rate_limiter: 'ok' })
+  test('Redis probe: down when nothing listens, and what falls back on it degraded', async () => {
+    expect(await check({ GW_REDIS_URL: 'redis://127.0.0.1:1' })).toEqual({
+      database: 'ok',
+      redis: 'down',
+      rate_limiter: 'degraded',
+      metadata: 'degraded',
+    })
   })
 })

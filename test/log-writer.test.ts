@@ -49,8 +49,9 @@ for (const dialect of DIALECTS) {
     })
 
     test('writes a batch on its own connection: records, redacted bodies, flags, and the charges', async () => {
-      const balances = await writer.write([entry('w1', orgId, 'mail me at ann@example.com'), entry('w2', orgId, 'hello')])
-      expect(balances?.get(orgId)).toBe(6_000_000)
+      const outcome = await writer.write([entry('w1', orgId, 'mail me at ann@example.com'), entry('w2', orgId, 'hello')])
+      expect(outcome?.balances.get(orgId)).toBe(6_000_000)
+      expect(outcome?.setAside).toEqual([])
       expect((await t.store.requests.getMany(orgId, ['w1', 'w2'])).map((r) => r.id).sort()).toEqual(['w1', 'w2'])
       const body = await t.store.requestBodies.get(orgId, 'w1')
       expect(body?.requestBody).toContain('[redacted:email]')
@@ -64,12 +65,43 @@ for (const dialect of DIALECTS) {
       expect(flags.map((f) => f.category)).toEqual(['email'])
     })
 
-    test('a batch that cannot be written is refused whole, with the reason, and the thread goes on', async () => {
-      await expect(writer.write([entry('w3', orgId, 'x'), entry('w1', orgId, 'a duplicate id')])).rejects.toThrow()
-      expect(await t.store.requests.getMany(orgId, ['w3'])).toEqual([])
-      expect((await t.store.organizations.get(orgId))?.creditBalanceNano).toBe(6_000_000)
-      await writer.write([entry('w3', orgId, 'x')])
-      expect((await t.store.requests.getMany(orgId, ['w3'])).length).toBe(1)
+    test('a record already in the log is neither written nor charged again: a retried batch takes nothing twice', async () => {
+      const outcome = await writer.write([entry('w3', orgId, 'x'), entry('w1', orgId, 'the same id again')])
+      expect(outcome?.setAside).toEqual([])
+      expect((await t.store.requests.getMany(orgId, ['w1', 'w3'])).length).toBe(2)
+      expect((await t.store.requestBodies.get(orgId, 'w1'))?.requestBody).toContain('[redacted:email]')
+      // w3 alone was charged: 6,000,000 - 2,000,000.
+      expect((await t.store.organizations.get(orgId))?.creditBalanceNano).toBe(4_000_000)
+    })
+
+    test('a record the database refuses is set aside with the reason; the rest of its batch is written', async () => {
+      const refused: WritableEntry = { record: { ...entry('w5', orgId, 'x').record, httpStatus: null as unknown as number } }
+      const batch = [entry('w4', orgId, 'a'), refused, entry('w6', orgId, 'b'), entry('w7', orgId, 'c')]
+      const outcome = await writer.write(batch)
+      expect(outcome?.setAside.map((s) => s.requestId)).toEqual(['w5'])
+      expect((await t.store.requests.getMany(orgId, ['w4', 'w5', 'w6', 'w7'])).map((r) => r.id).sort()).toEqual([
+        'w4',
+        'w6',
+        'w7',
+      ])
+      const [reject] = await t.store.requestRejects.list()
+      expect(reject).toMatchObject({ requestId: 'w5', orgId })
+      expect(JSON.parse(reject?.record ?? '{}')).toMatchObject({ id: 'w5', httpStatus: null })
+      // Tried again (say the answer was lost), nothing changes: the three are in, the fourth aside once.
+      expect((await writer.write(batch))?.setAside.map((s) => s.requestId)).toEqual(['w5'])
+      expect(await t.store.requestRejects.list()).toHaveLength(1)
+      expect((await t.store.organizations.get(orgId))?.creditBalanceNano).toBe(-2_000_000)
+    })
+
+    test('text a column cannot hold (NUL) is stored with U+FFFD in its place, on every dialect', async () => {
+      const withNul: WritableEntry = {
+        record: { ...entry('w8', orgId, 'x').record, error: 'provider said a\u0000b', model: 'm\u0000' },
+        bodies: { request: 'raw\u0000body', response: '', truncated: false, policy: { store: true, redact: false } },
+      }
+      expect((await writer.write([withNul]))?.setAside).toEqual([])
+      const [row] = await t.store.requests.getMany(orgId, ['w8'])
+      expect(row).toMatchObject({ error: 'provider said a\uFFFDb', model: 'm\uFFFD' })
+      expect((await t.store.requestBodies.get(orgId, 'w8'))?.requestBody).toBe('raw\uFFFDbody')
     })
   })
 }

@@ -50,7 +50,7 @@ describe('add_member and the invite', () => {
   })
 
   test('bad input: 400 and nothing changed', async () => {
-    const before = (await h.store.memberships.listForOrg(org.orgId)).length
+    const before = (await h.store.org(org.orgId).memberships.list()).length
     for (const body of [
       { email: 'not-an-email', role: 'member' },
       { email: email(), role: 'owner' },
@@ -60,7 +60,7 @@ describe('add_member and the invite', () => {
     }
     expect((await accept('gw-inv-nope', 'a long enough password')).status).toBe(401)
     expect((await accept((await invite()).inviteToken, 'short')).status).toBe(400)
-    expect((await h.store.memberships.listForOrg(org.orgId)).length).toBe(before + 1)
+    expect((await h.store.org(org.orgId).memberships.list()).length).toBe(before + 1)
   })
 
   test('someone already a member: 409', async () => {
@@ -120,7 +120,7 @@ describe('update_member and the invariants', () => {
     })
     expect(promote.status).toBe(400)
     expect(await errorOf(promote)).toContain('only by transfer')
-    expect((await h.store.memberships.ownerOf(org.orgId))?.userId).toBe(org.ownerId)
+    expect((await h.store.org(org.orgId).memberships.owner())?.userId).toBe(org.ownerId)
   })
 })
 
@@ -143,6 +143,6 @@ describe('remove_member', () => {
     expect(
       (await h.request('DELETE', path('remove_member'), { token: admin.sessionToken, body: { userId: 'nobody' } })).status,
     ).toBe(404)
-    expect(await h.store.memberships.get(org.orgId, org.ownerId)).toBeDefined()
+    expect(await h.store.org(org.orgId).memberships.get(org.ownerId)).toBeDefined()
   })
 })

@@ -102,7 +102,7 @@ for (const dialect of DIALECTS) {
         body: { baseUrl: 'http://127.0.0.1:1/v1' },
       })
       expect(((await repointed.json()) as { data: KeyView }).data.baseUrl).toBe('http://127.0.0.1:1/v1')
-      const audit = JSON.stringify(await h.store.audit.listForOrg(org.orgId))
+      const audit = JSON.stringify(await h.store.org(org.orgId).audit.list())
       expect(audit).toContain('PATCH /v1/vault/update/:id')
       expect(audit).toContain('PATCH /v1/api-keys/provider-key/:providerKeyId')
       expect(audit).not.toContain('sk-replacement-9999')
@@ -111,12 +111,12 @@ for (const dialect of DIALECTS) {
     })
 
     test('bad input is refused and stores nothing; a Member key and another organisation get 403 and 404', async () => {
-      const before = (await h.store.providerKeys.list(org.orgId)).length
+      const before = (await h.store.org(org.orgId).providerKeys.list()).length
       expect((await add('/v1/vault/add', { provider: 'mistral', name: 'x', secret: 's' })).status).toBe(400)
       expect((await add('/v1/vault/add', { provider: 'openai', name: 'x', secret: 's', baseUrl: 'ftp://x' })).status).toBe(400)
       expect((await add('/v1/vault/add', { provider: 'openai', name: 'x', secret: 's' }, org.apiKey)).status).toBe(403)
-      expect((await h.store.providerKeys.list(org.orgId)).length).toBe(before)
-      const [mine] = await h.store.providerKeys.list(org.orgId)
+      expect((await h.store.org(org.orgId).providerKeys.list()).length).toBe(before)
+      const [mine] = await h.store.org(org.orgId).providerKeys.list()
       const other = await h.org('growth')
       expect((await h.request('GET', `/v1/vault/key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
       expect((await h.request('DELETE', `/v1/api-keys/provider-key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
@@ -260,7 +260,10 @@ describe('proxy keys', () => {
       (await h.request('POST', '/v1/api-keys/proxy-key', { token: other.ownerSession, body: { providerKeyId, name: 'theft' } }))
         .status,
     ).toBe(404)
-    const [ordinary] = await h.store.apiKeys.listForOrg(org.orgId).then((keys) => keys.filter((k) => k.providerKeyId === null))
+    const [ordinary] = await h.store
+      .org(org.orgId)
+      .apiKeys.list()
+      .then((keys) => keys.filter((k) => k.providerKeyId === null))
     expect(
       (await h.request('PUT', `/v1/api-keys/proxy-key/${ordinary?.id}/scopes`, { token: org.ownerSession, body: { scopes: [] } }))
         .status,
@@ -276,6 +279,6 @@ describe('proxy keys', () => {
     expect((await h.request('DELETE', `/v1/api-keys/provider-key/${providerKeyId}`, { token: org.ownerSession })).status).toBe(
       200,
     )
-    expect(await h.store.apiKeys.get(proxy.id)).toBeUndefined()
+    expect(await h.store.credentials.apiKey(proxy.id)).toBeUndefined()
   })
 })

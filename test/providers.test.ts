@@ -20,9 +20,9 @@ describe('the model registry', () => {
     })
   }
 
-  for (const bad of ['mystery', 'llama3', 'other/model', '', 42, undefined]) {
+  for (const bad of ['mystery', 'llama3', 'other/model', '']) {
     test(`${JSON.stringify(bad)} is refused with a message naming it`, () => {
-      expect(() => resolveModel(bad)).toThrow(typeof bad === 'string' && bad !== '' ? bad : 'model')
+      expect(() => resolveModel(bad)).toThrow(`unknown model ${JSON.stringify(bad)}`)
     })
   }
 })

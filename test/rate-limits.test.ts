@@ -3,7 +3,7 @@ import Redis from 'ioredis'
 import { FailoverLimiterStore } from '../src/limits/failover-store'
 import { RedisLimiterStore } from '../src/limits/redis-store'
 import { type Check, type LimiterStore, MemoryLimiterStore } from '../src/limits/store'
-import { silentLogger } from '../src/log'
+import { CircuitBreaker } from '../src/util/breaker'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serviceUrl } from './support/services'
@@ -191,7 +191,7 @@ describe('organisation rules (POST/PUT/DELETE /v1/rate-limits)', () => {
     expect(
       ((await (await h.request('GET', '/v1/rate-limits', { token: org.apiKey })).json()) as { data: unknown[] }).data,
     ).toEqual([])
-    const audit = (await h.store.audit.listForOrg(org.orgId)).map((e) => e.action)
+    const audit = (await h.store.org(org.orgId).audit.list()).map((e) => e.action)
     expect(audit).toEqual(
       expect.arrayContaining(['POST /v1/rate-limits', 'PUT /v1/rate-limits/:ruleId', 'DELETE /v1/rate-limits/:ruleId']),
     )
@@ -225,7 +225,7 @@ describe('organisation rules (POST/PUT/DELETE /v1/rate-limits)', () => {
       const response = await h.request('POST', '/v1/rate-limits', { token: org.ownerSession, body })
       expect(response.status).toBe(400)
     }
-    expect(await h.store.rateLimitRules.list(org.orgId)).toEqual([])
+    expect(await h.store.org(org.orgId).rateLimitRules.list()).toEqual([])
   })
 
   test("another organisation's rule: 404 on replace and delete, and it is left alone", async () => {
@@ -238,7 +238,7 @@ describe('organisation rules (POST/PUT/DELETE /v1/rate-limits)', () => {
     ).data
     expect((await h.request('PUT', `/v1/rate-limits/${rule.id}`, { token: b.ownerSession, body: { quota: 1 } })).status).toBe(404)
     expect((await h.request('DELETE', `/v1/rate-limits/${rule.id}`, { token: b.ownerSession })).status).toBe(404)
-    expect((await h.store.rateLimitRules.get(a.orgId, rule.id))?.quota).toBe(5)
+    expect((await h.store.org(a.orgId).rateLimitRules.get(rule.id))?.quota).toBe(5)
   })
 })
 
@@ -316,7 +316,11 @@ describe.skipIf(!Bun.which('redis-server'))('Redis stopped mid-run', () => {
       for (let i = 0; i < 50 && redis.status !== 'ready'; i++) await Bun.sleep(20)
       const primary = new RedisLimiterStore(redis)
       let clock = 0
-      const store = new FailoverLimiterStore(primary, new MemoryLimiterStore(), silentLogger, 1_000, () => clock)
+      const store = new FailoverLimiterStore(
+        primary,
+        new MemoryLimiterStore(),
+        new CircuitBreaker({ cooldownMs: 1_000, now: () => clock }),
+      )
       const check = [bucket('gw:rl:{outage}:b', 3)]
       expect((await store.decide(check))[0]?.allowed).toBe(true)
       expect(store.degraded).toBe(false)

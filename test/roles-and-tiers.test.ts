@@ -46,9 +46,8 @@ describe('custom roles (spec 2.4)', () => {
 
   test("a member holding a custom role gets exactly the role's permissions, ownership never", async () => {
     const roleId = randomUUID()
-    await h.store.roles.create({
+    await h.store.org(org.orgId).roles.create({
       id: roleId,
-      orgId: org.orgId,
       name: 'auditor',
       permissions: ['audit.read', 'ownership'],
       archivedAt: null,
@@ -63,9 +62,8 @@ describe('custom roles (spec 2.4)', () => {
   test('a role of another organisation cannot be given', async () => {
     const other = await h.org('enterprise')
     const roleId = randomUUID()
-    await h.store.roles.create({
+    await h.store.org(other.orgId).roles.create({
       id: roleId,
-      orgId: other.orgId,
       name: 'x',
       permissions: [],
       archivedAt: null,

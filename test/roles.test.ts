@@ -90,9 +90,9 @@ describe('ownership transfer', () => {
     const heir = await h.member(o.orgId, 'member')
     const response = await h.request('POST', path(o, 'update_owner'), { token: o.ownerSession, body: { userId: heir.userId } })
     expect(response.status).toBe(200)
-    const owners = (await h.store.memberships.listForOrg(o.orgId)).filter((m) => m.role === 'owner')
+    const owners = (await h.store.org(o.orgId).memberships.list()).filter((m) => m.role === 'owner')
     expect(owners.map((m) => m.userId)).toEqual([heir.userId])
-    expect((await h.store.memberships.get(o.orgId, o.ownerId))?.role).toBe('admin')
+    expect((await h.store.org(o.orgId).memberships.get(o.ownerId))?.role).toBe('admin')
     expect(await permissionsOf(o, heir.sessionToken)).toContain('ownership')
     expect(await permissionsOf(o, o.ownerSession)).not.toContain('ownership')
   })
@@ -109,7 +109,7 @@ describe('ownership transfer', () => {
     expect(
       (await h.request('POST', path(o, 'update_owner'), { token: o.ownerSession, body: { userId: 'stranger' } })).status,
     ).toBe(404)
-    expect((await h.store.memberships.ownerOf(o.orgId))?.userId).toBe(o.ownerId)
+    expect((await h.store.org(o.orgId).memberships.owner())?.userId).toBe(o.ownerId)
   })
 })
 
@@ -129,8 +129,8 @@ describe('deleting the organisation', () => {
       expect((await h.request('GET', '/v1/api-keys', { token })).status).toBe(401)
     }
     expect(await h.store.organizations.get(doomed.orgId)).toBeUndefined()
-    expect(await h.store.providerKeys.list(doomed.orgId)).toEqual([])
-    expect(await h.store.memberships.listForOrg(doomed.orgId)).toEqual([])
+    expect(await h.store.org(doomed.orgId).providerKeys.list()).toEqual([])
+    expect(await h.store.org(doomed.orgId).memberships.list()).toEqual([])
     expect((await h.request('GET', '/v1/api-keys', { token: bystander.apiKey })).status).toBe(200)
   })
 })

@@ -56,8 +56,8 @@ for (const dialect of DIALECTS) {
           token: org.ownerSession,
           body: { provider: 'anthropic', name: 'bad', secret: 'sk-fine-1111111111' },
         })
-        const [bad] = (await h.store.providerKeys.list(org.orgId)).filter((k) => k.name === 'bad')
-        await h.store.providerKeys.reseal(org.orgId, bad?.id as string, 'v1.garbage.garbage.garbage')
+        const [bad] = (await h.store.org(org.orgId).providerKeys.list()).filter((k) => k.name === 'bad')
+        await h.store.providerKeySeals.reseal(org.orgId, bad?.id as string, 'v1.garbage.garbage.garbage')
         const before = JSON.stringify(await h.db.query('SELECT * FROM server_keys'))
         await expect(rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).rejects.toThrow()
         expect(JSON.stringify(await h.db.query('SELECT * FROM server_keys'))).toBe(before)

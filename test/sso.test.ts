@@ -123,7 +123,7 @@ describe('SSO configuration', () => {
     const next = 'another-server-secret-of-enough-length-42'
     const moved = await rotateServerSecret(h.store, TEST_SECRET, next)
     expect(moved.ssoClientSecrets).toBeGreaterThan(0)
-    const config = await h.store.sso.get(org.orgId)
+    const config = await h.store.org(org.orgId).sso.get()
     expect(new Vault(next).open(config?.sealedClientSecret as string, sealContexts.ssoClientSecret(org.orgId))).toBe(
       CLIENT_SECRET,
     )

@@ -97,17 +97,18 @@ for (const dialect of DIALECTS) {
       const orgId = await newOrg()
       const owner = await newUser()
       const member = await newUser()
-      await store.memberships.add({ orgId, userId: owner, role: 'owner', createdAt: now })
-      await store.memberships.add({ orgId, userId: member, role: 'member', createdAt: now })
-      await expect(store.memberships.add({ orgId, userId: member, role: 'admin', createdAt: now })).rejects.toThrow()
-      expect((await store.memberships.ownerOf(orgId))?.userId).toBe(owner)
-      expect((await store.memberships.get(orgId, member))?.role).toBe('member')
-      expect((await store.memberships.listForUser(member)).map((m) => m.orgId)).toEqual([orgId])
+      const org = store.org(orgId)
+      await org.memberships.add({ userId: owner, role: 'owner', createdAt: now })
+      await org.memberships.add({ userId: member, role: 'member', createdAt: now })
+      await expect(org.memberships.add({ userId: member, role: 'admin', createdAt: now })).rejects.toThrow()
+      expect((await org.memberships.owner())?.userId).toBe(owner)
+      expect((await org.memberships.get(member))?.role).toBe('member')
+      expect((await store.userMemberships.listForUser(member)).map((m) => m.orgId)).toEqual([orgId])
     })
 
     test('foreign keys are enforced', async () => {
       await expect(
-        store.memberships.add({ orgId: randomUUID(), userId: randomUUID(), role: 'member', createdAt: now }),
+        store.org(randomUUID()).memberships.add({ userId: randomUUID(), role: 'member', createdAt: now }),
       ).rejects.toThrow()
     })
 
@@ -115,38 +116,69 @@ for (const dialect of DIALECTS) {
       const orgId = await newOrg('enterprise')
       const other = await newOrg('enterprise')
       const id = randomUUID()
-      await store.roles.create({
+      await store.org(orgId).roles.create({
         id,
-        orgId,
         name: 'analyst',
         permissions: ['traffic.read', 'reports.read'],
         archivedAt: null,
         createdAt: now,
       })
-      expect((await store.roles.get(orgId, id))?.permissions).toEqual(['traffic.read', 'reports.read'])
-      expect(await store.roles.get(other, id)).toBeUndefined()
+      expect((await store.org(orgId).roles.get(id))?.permissions).toEqual(['traffic.read', 'reports.read'])
+      expect(await store.org(other).roles.get(id)).toBeUndefined()
+    })
+
+    test('a row is inserted into the organisation its repository is bound to, whatever the values say', async () => {
+      const orgId = await newOrg('enterprise')
+      const other = await newOrg('enterprise')
+      const id = randomUUID()
+      const smuggled = { id, orgId: other, name: 'x', permissions: [], archivedAt: null, createdAt: now }
+      await store.org(orgId).roles.create(smuggled)
+      expect(await store.org(other).roles.get(id)).toBeUndefined()
+      expect((await store.org(orgId).roles.get(id))?.orgId).toBe(orgId)
+    })
+
+    test("teams: another organisation's team and its members are reached through nothing bound to this one", async () => {
+      const mine = await newOrg()
+      const theirs = await newOrg()
+      const person = await newUser()
+      const teamId = randomUUID()
+      const them = store.org(theirs)
+      await them.teams.create({ id: teamId, name: 'theirs', createdAt: now })
+      expect(await them.teams.addMember(teamId, person)).toBe(true)
+      const us = store.org(mine)
+      expect(await us.teams.get(teamId)).toBeUndefined()
+      expect(await us.teams.members(teamId)).toEqual([])
+      expect(await us.teams.isMember(teamId, person)).toBe(false)
+      expect(await us.teams.addMember(teamId, await newUser())).toBe(false)
+      expect(await us.teams.removeMember(teamId, person)).toBe(false)
+      expect(await store.transaction((tx) => tx.org(mine).teams.delete(teamId))).toBe(false)
+      expect(await us.teams.rename(teamId, 'ours now')).toBeUndefined()
+      expect((await them.teams.get(teamId))?.name).toBe('theirs')
+      expect((await them.teams.members(teamId)).map((m) => m.userId)).toEqual([person])
+      // Its own organisation deletes it with its members.
+      expect(await store.transaction((tx) => tx.org(theirs).teams.delete(teamId))).toBe(true)
+      expect(await them.teams.members(teamId)).toEqual([])
     })
 
     test('sessions and API keys: stored, revoked, scopes kept as a list', async () => {
       const orgId = await newOrg()
       const userId = await newUser()
+      const org = store.org(orgId)
       const sessionId = randomUUID().slice(0, 12)
-      await store.sessions.create({
+      await org.sessions.create({
         id: sessionId,
         userId,
-        orgId,
         secretHash: 'h',
         createdAt: now,
         expiresAt: now,
         revokedAt: null,
       })
-      await store.sessions.revoke(sessionId, now)
-      expect((await store.sessions.get(sessionId))?.revokedAt).toEqual(now)
+      await store.credentials.revokeSession(sessionId, now)
+      expect((await store.credentials.session(sessionId))?.revokedAt).toEqual(now)
 
       const keyId = randomUUID().slice(0, 12)
-      await store.apiKeys.create({
+      await org.apiKeys.create({
         id: keyId,
-        orgId,
         name: 'ci',
         prefix: `gw-sk-${keyId}`,
         secretHash: 'h',
@@ -158,21 +190,64 @@ for (const dialect of DIALECTS) {
         revokedAt: null,
         lastUsedAt: null,
       })
-      expect((await store.apiKeys.get(keyId))?.scopes).toEqual(['gateway', 'traffic.read'])
-      await store.apiKeys.revoke(keyId, now)
-      expect((await store.apiKeys.get(keyId))?.revokedAt).toEqual(now)
+      expect((await store.credentials.apiKey(keyId))?.scopes).toEqual(['gateway', 'traffic.read'])
+      await org.apiKeys.update(keyId, { revokedAt: now })
+      expect((await store.credentials.apiKey(keyId))?.revokedAt).toEqual(now)
+      expect(await store.org(await newOrg()).apiKeys.update(keyId, { name: 'stolen' })).toBeUndefined()
+      expect((await org.apiKeys.get(keyId))?.name).toBe('ci')
     })
 
     test('audit entries are appended and listed newest first, per organisation', async () => {
       const orgId = await newOrg()
       const other = await newOrg()
       const actor = { kind: 'system' as const, id: null, orgId }
-      await store.audit.append({ ...auditEntry(actor, 'first', null), createdAt: new Date(1000) })
-      await store.audit.append({ ...auditEntry(actor, 'second', 'x:1', { detail: { n: 1 } }), createdAt: new Date(2000) })
-      await store.audit.append(auditEntry({ ...actor, orgId: other }, 'elsewhere', null))
-      const entries = await store.audit.listForOrg(orgId)
+      await store.org(orgId).audit.append({ ...auditEntry(actor, 'first', null), createdAt: new Date(1000) })
+      await store
+        .org(orgId)
+        .audit.append({ ...auditEntry(actor, 'second', 'x:1', { detail: { n: 1 } }), createdAt: new Date(2000) })
+      await store.org(other).audit.append(auditEntry({ ...actor, orgId: other }, 'elsewhere', null))
+      const entries = await store.org(orgId).audit.list()
       expect(entries.map((e) => e.action)).toEqual(['second', 'first'])
       expect(entries[0]?.detail).toEqual({ n: 1 })
+    })
+
+    test("another request's statement, issued while a transaction waits, is not part of it", async () => {
+      const doomed = randomUUID()
+      const bystander = randomUUID()
+      let opened: () => void = () => undefined
+      const open = new Promise<void>((resolve) => {
+        opened = resolve
+      })
+      const transaction = store.transaction(async (tx) => {
+        await tx.organizations.create({ id: doomed, name: 'doomed', tier: 'free', creditBalanceNano: 0, createdAt: now })
+        opened()
+        await Bun.sleep(30)
+        throw new Error('rolled back')
+      })
+      await open
+      // Issued while the transaction is open and waiting: it must survive the rollback.
+      const outside = store.organizations.create({
+        id: bystander,
+        name: 'bystander',
+        tier: 'free',
+        creditBalanceNano: 0,
+        createdAt: now,
+      })
+      await expect(transaction).rejects.toThrow('rolled back')
+      await outside
+      expect(await store.organizations.get(doomed)).toBeUndefined()
+      expect((await store.organizations.get(bystander))?.name).toBe('bystander')
+    })
+
+    test("a transaction's work that writes through the store outside it is refused, and nothing commits", async () => {
+      const id = randomUUID()
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.organizations.create({ id, name: 'half', tier: 'free', creditBalanceNano: 0, createdAt: now })
+          await store.organizations.rename(id, 'outside')
+        }),
+      ).rejects.toThrow('use the repositories the transaction hands its work')
+      expect(await store.organizations.get(id)).toBeUndefined()
     })
 
     test('a transaction that fails leaves nothing behind', async () => {

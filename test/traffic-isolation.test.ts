@@ -73,9 +73,8 @@ beforeAll(async () => {
     { requestId: B_REQUEST, orgId: b.orgId, kind: 'pii', category: 'email', occurrences: 1, createdAt: WHEN },
     { requestId: B_REQUEST, orgId: b.orgId, kind: 'injection', category: 'role_override', occurrences: 1, createdAt: WHEN },
   ])
-  await h.store.annotations.score({
+  await h.store.org(b.orgId).annotations.score({
     requestId: B_REQUEST,
-    orgId: b.orgId,
     name: 'score-of-b',
     value: 1,
     actorId: null,
@@ -134,7 +133,7 @@ describe('organisation isolation on every traffic route', () => {
   })
 
   test("nothing A sent changed B's data", async () => {
-    expect(await h.store.annotations.scoresOf(b.orgId, B_REQUEST)).toEqual([{ name: 'score-of-b', value: 1 }])
+    expect(await h.store.org(b.orgId).annotations.scoresOf(B_REQUEST)).toEqual([{ name: 'score-of-b', value: 1 }])
     expect((await h.store.requests.get(b.orgId, B_REQUEST))?.properties).toEqual({ 'prop-of-b': 'value-of-b' })
   })
 

@@ -44,9 +44,12 @@ export class AuditRecorder {
       outcome: attempt.status < 400 ? 'success' : 'failure',
       detail: { status: attempt.status, ...(Object.keys(params).length > 0 ? { params } : {}), ...(id ? { id } : {}) },
     })
-    await this.store.audit.append(entry).catch((error: unknown) => {
-      // The change has happened; losing its entry is loud, never silent.
-      this.log.error('audit entry not written', { action: entry.action, orgId: entry.orgId, error: String(error) })
-    })
+    await this.store
+      .org(principal.orgId)
+      .audit.append(entry)
+      .catch((error: unknown) => {
+        // The change has happened; losing its entry is loud, never silent.
+        this.log.error('audit entry not written', { action: entry.action, orgId: entry.orgId, error: String(error) })
+      })
   }
 }

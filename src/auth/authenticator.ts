@@ -126,14 +126,14 @@ export class Authenticator {
   }
 
   private async apiKeyPrincipal(credential: ParsedCredential): Promise<Principal> {
-    const key = await this.deps.store.apiKeys.get(credential.id)
+    const key = await this.deps.store.credentials.apiKey(credential.id)
     if (!key || !this.deps.hasher.matches(credential, key.secretHash) || !this.isLive(key)) this.invalid()
     const org = await this.organization(key.orgId)
     const keyScopes = parseScopes(key.scopes)
     const now = this.now()
     if (key.lastUsedAt === null || now - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
       // Best-effort metadata, written at most once a minute per key and off the request's path.
-      void this.deps.store.apiKeys.touch(key.id, new Date(now)).catch(() => undefined)
+      void this.deps.store.credentials.touchApiKey(key.id, new Date(now)).catch(() => undefined)
     }
     return {
       kind: 'api_key',
@@ -149,11 +149,11 @@ export class Authenticator {
 
   private async sessionPrincipal(credential: ParsedCredential): Promise<Principal> {
     const { store, hasher } = this.deps
-    const session = await store.sessions.get(credential.id)
+    const session = await store.credentials.session(credential.id)
     if (!session || !hasher.matches(credential, session.secretHash) || !this.isLive(session)) this.invalid()
     const [org, membership] = await Promise.all([
       this.organization(session.orgId),
-      store.memberships.get(session.orgId, session.userId),
+      store.org(session.orgId).memberships.get(session.userId),
     ])
     // A session outlives nothing: without a membership in its organisation it is worth nothing.
     if (!membership) this.invalid()
@@ -171,8 +171,8 @@ export class Authenticator {
 
   private async rolePermissions(orgId: string, role: string): Promise<Set<Permission>> {
     if (isBuiltInRole(role)) return new Set(BUILT_IN_ROLE_PERMISSIONS[role])
-    const custom = await this.deps.store.roles.get(orgId, role)
-    // An archived or vanished custom role falls back to Member (issue 6 builds on this).
+    const custom = await this.deps.store.org(orgId).roles.get(role)
+    // An archived or vanished custom role falls back to Member: its holders keep the least there is.
     if (!custom || custom.archivedAt !== null) return new Set(MEMBER_PERMISSIONS)
     return new Set(customRolePermissions(custom.permissions))
   }

@@ -1,4 +1,4 @@
-import type { Repositories } from '../store/store'
+import type { OrgRepositories } from '../store/store'
 import type { CredentialHasher } from './credentials'
 
 const SESSION_LIFETIME_MS = 14 * 24 * 3600 * 1000
@@ -29,14 +29,14 @@ export class CredentialIssuer {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async session(repos: Pick<Repositories, 'sessions'>, userId: string, orgId: string): Promise<IssuedSession> {
+  /** A session in the organisation the repositories are bound to. */
+  async session(org: Pick<OrgRepositories, 'sessions'>, userId: string): Promise<IssuedSession> {
     const issued = this.hasher.issue('session')
     const createdAt = new Date(this.now())
     const expiresAt = new Date(createdAt.getTime() + SESSION_LIFETIME_MS)
-    await repos.sessions.create({
+    await org.sessions.create({
       id: issued.id,
       userId,
-      orgId,
       secretHash: issued.secretHash,
       createdAt,
       expiresAt,
@@ -46,13 +46,12 @@ export class CredentialIssuer {
   }
 
   /** A one-time token that lets an invited person set their password (and so log in). */
-  async invite(repos: Pick<Repositories, 'invites'>, userId: string, orgId: string): Promise<IssuedInvite> {
+  async invite(org: Pick<OrgRepositories, 'invites'>, userId: string): Promise<IssuedInvite> {
     const issued = this.hasher.issue('invite')
     const createdAt = new Date(this.now())
     const expiresAt = new Date(createdAt.getTime() + INVITE_LIFETIME_MS)
-    await repos.invites.create({
+    await org.invites.create({
       id: issued.id,
-      orgId,
       userId,
       secretHash: issued.secretHash,
       createdAt,
@@ -63,9 +62,8 @@ export class CredentialIssuer {
   }
 
   async apiKey(
-    repos: Pick<Repositories, 'apiKeys'>,
+    org: Pick<OrgRepositories, 'apiKeys'>,
     key: {
-      orgId: string
       name: string
       scopes: string[]
       createdByUserId: string | null
@@ -74,9 +72,8 @@ export class CredentialIssuer {
     },
   ): Promise<IssuedApiKey> {
     const issued = this.hasher.issue('api_key')
-    await repos.apiKeys.create({
+    await org.apiKeys.create({
       id: issued.id,
-      orgId: key.orgId,
       name: key.name,
       prefix: issued.displayPrefix,
       secretHash: issued.secretHash,

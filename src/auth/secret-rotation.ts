@@ -43,15 +43,15 @@ export async function rotateServerSecret(
       const context = sealContexts.serverKey(key.name)
       await tx.serverKeys.reseal(key.name, to.seal(from.open(key.sealed, context), context))
     }
-    const providerKeys = await tx.providerKeys.listAll()
+    const providerKeys = await tx.providerKeySeals.listAll()
     for (const key of providerKeys) {
       const context = sealContexts.providerKey(key)
-      await tx.providerKeys.reseal(key.orgId, key.id, to.seal(from.open(key.sealedSecret, context), context))
+      await tx.providerKeySeals.reseal(key.orgId, key.id, to.seal(from.open(key.sealedSecret, context), context))
     }
-    const ssoConfigs = await tx.sso.listAll()
+    const ssoConfigs = await tx.ssoSeals.listAll()
     for (const config of ssoConfigs) {
       const context = sealContexts.ssoClientSecret(config.orgId)
-      await tx.sso.reseal(config.orgId, to.seal(from.open(config.sealedClientSecret, context), context))
+      await tx.ssoSeals.reseal(config.orgId, to.seal(from.open(config.sealedClientSecret, context), context))
     }
     return { serverKeys: serverKeys.length, providerKeys: providerKeys.length, ssoClientSecrets: ssoConfigs.length }
   })

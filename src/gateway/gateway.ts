@@ -11,8 +11,10 @@ import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
+import { headerValue } from '../util/header-value'
 import { TtlCache } from '../util/ttl-cache'
 import { BodyCapture, type BodyPolicy, type BodyPolicySource } from './body-capture'
+import { type CallFields, readCallFields } from './call-fields'
 import { costNano, estimateNano, nanoToUsd, priceFor } from './cost/cost'
 import type { ModelPrice } from './cost/prices'
 import type { GatewayMeta, MetaStore } from './meta/store'
@@ -88,6 +90,11 @@ interface CallState {
   requestBody: BodyCapture
   /** What the caller was answered, as far as it was kept; filled as the answer goes out. */
   responseBody: BodyCapture
+  /**
+   * The call's one settlement (record, charge, metadata), once begun: every later way out of the call
+   * gets the same one, so a request id is recorded once, however its answer goes wrong.
+   */
+  settled?: Promise<GatewayMeta>
 }
 
 const USER_HEADER = 'gw-user-id'
@@ -139,7 +146,8 @@ export class Gateway {
       path: call.path,
       callerFormat,
       provider: 'gw',
-      model: typeof body?.model === 'string' ? body.model : 'unknown',
+      // Replaced by the requested model once it is known to be one a record and a header can hold.
+      model: 'unknown',
       mode: 'passthrough',
       ptb: false,
       dispatched: false,
@@ -150,7 +158,9 @@ export class Gateway {
     }
     try {
       if (!body) throw badRequest('the request body must be a JSON object')
-      return await this.serve(call, body, state)
+      const fields = readCallFields(body)
+      state.model = fields.model
+      return await this.serve(call, body, fields, state)
     } catch (error) {
       const failure = error instanceof ApiError ? error : internalError()
       if (!(error instanceof ApiError))
@@ -167,12 +177,12 @@ export class Gateway {
     }
   }
 
-  private async serve(call: GatewayCall, body: Record<string, unknown>, state: CallState): Promise<Response> {
+  private async serve(call: GatewayCall, body: Record<string, unknown>, fields: CallFields, state: CallState): Promise<Response> {
     // Models think for longer than the server's idle timeout, whether they stream or not; the
     // upstream timeout, not the idle one, bounds the wait.
     call.keepAlive()
     // 1. The provider that serves the model, and whether the formats differ.
-    const { provider, model } = resolveModel(body.model)
+    const { provider, model } = resolveModel(fields.model)
     state.provider = provider.name
     state.model = model
     requireGatewayScope(state.principal, { provider: provider.name, model })
@@ -182,13 +192,13 @@ export class Gateway {
 
     // 2. The body in the provider's format; what could not be carried over is named. A body that needs no
     // change is sent as the caller wrote it: serialising a long prompt again would cost time for nothing.
-    let upstreamBody: Record<string, unknown> = body.model === model ? body : { ...body, model }
+    let upstreamBody: Record<string, unknown> = fields.model === model ? body : { ...body, model }
     if (translation) {
       const translated = translation.request(upstreamBody)
       upstreamBody = { ...translated.request, model }
       if (translated.dropped.length > 0) state.translationWarning = `dropped: ${translated.dropped.join(', ')}`
     }
-    const streaming = upstreamBody.stream === true
+    const streaming = fields.stream
     const usageRequest = provider.requestUsageInStream(upstreamBody)
     upstreamBody = usageRequest.body
 
@@ -197,10 +207,11 @@ export class Gateway {
     const serialized = upstreamBody === body ? call.bodyText : JSON.stringify(upstreamBody)
     state.price = priceFor(provider.name, model)
     if (state.price) {
-      const maxTokens = upstreamBody.max_tokens ?? upstreamBody.max_completion_tokens ?? upstreamBody.max_output_tokens
+      // A translation may set the provider's required output bound; the caller's own is checked already.
+      const translatedMax = upstreamBody.max_tokens
       state.estimatedCostNano = estimateNano(state.price, {
         bodyBytes: Buffer.byteLength(serialized),
-        maxOutputTokens: typeof maxTokens === 'number' ? maxTokens : undefined,
+        maxOutputTokens: fields.maxOutputTokens ?? (typeof translatedMax === 'number' ? translatedMax : undefined),
       })
     }
     await this.checkLimits(state)
@@ -375,12 +386,18 @@ export class Gateway {
     )
   }
 
+  /** Settles the call once: the first outcome is the call's; a later one gets the same metadata back. */
+  private finish(state: CallState, outcome: StreamOutcome): Promise<GatewayMeta> {
+    state.settled ??= this.settle(state, outcome)
+    return state.settled
+  }
+
   /**
    * Prices and records a finished call, and returns its metadata (spec 2.1). A pass-through-billed
    * call's charge is taken with its record, by the request log's writer; the balance reported here
    * already counts it.
    */
-  private async finish(state: CallState, outcome: StreamOutcome): Promise<GatewayMeta> {
+  private async settle(state: CallState, outcome: StreamOutcome): Promise<GatewayMeta> {
     const { principal } = state
     const cost = state.price && outcome.usage ? costNano(state.price, outcome.usage) : undefined
     if (state.limit && cost !== undefined && cost > 0) {
@@ -473,19 +490,23 @@ export class Gateway {
     return value && COUNTRY_CODE.test(value) ? value : null
   }
 
-  /** The Gw-* headers (spec 4.3) on every gateway answer, errors included. */
+  /**
+   * The Gw-* headers (spec 4.3) on every gateway answer, errors included. Values that come from the
+   * caller or the provider (the model, the names in a warning, a policy) go through `headerValue`, so
+   * setting them cannot throw.
+   */
   private respond(state: CallState, status: 'success' | 'error', response: Response): Response {
     const headers = response.headers
     headers.set('Gw-Id', state.requestId)
     headers.set('Gw-Provider', state.provider)
-    headers.set('Gw-Model', state.model)
+    headers.set('Gw-Model', headerValue(state.model))
     headers.set('Gw-Status', status)
     headers.set('Gw-Gateway-Mode', state.mode)
-    if (state.translationWarning) headers.set('Gw-Translation-Warning', state.translationWarning)
+    if (state.translationWarning) headers.set('Gw-Translation-Warning', headerValue(state.translationWarning))
     if (state.limit) {
       headers.set('Gw-RateLimit-Limit', String(state.limit.limit))
       headers.set('Gw-RateLimit-Remaining', String(state.limit.remaining))
-      headers.set('Gw-RateLimit-Policy', state.limit.policy)
+      headers.set('Gw-RateLimit-Policy', headerValue(state.limit.policy))
       if (!state.limit.allowed) headers.set('Retry-After', String(state.limit.retryAfterSeconds))
     }
     return response

@@ -1,8 +1,9 @@
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError } from '../errors'
-import { errorResponse, ownFault } from '../http/error-mapper'
+import { payloadTooLarge } from '../errors'
+import { announcedLength, type BodyBudget, readBody } from '../http/body'
+import { answerFailure } from '../http/error-mapper'
 import type { Logger } from '../log'
 import type { Gateway } from './gateway'
 
@@ -19,35 +20,52 @@ export type DispatchPath = (typeof DISPATCH_PATHS)[number]
 /** Answers one provider-style call: the server hands it the request and itself (for the idle timeout). */
 export type DispatchHandler = (request: Request, server?: Pick<Server<undefined>, 'timeout'>) => Promise<Response>
 
+/** How large a call's body may be, and how many body bytes all calls together may hold (GW_MAX_BODY_BYTES). */
+export interface BodyLimits {
+  maxBodyBytes: number
+  budget: BodyBudget
+}
+
+const decoder = new TextDecoder()
+
 /**
- * The gateway's HTTP entry for the dispatch paths: authenticate, check the `gateway` scope, dispatch.
- * It is all a call needs, so `gw serve` routes these paths to it straight from Bun's router, without
- * the management API's lifecycle (a tenth of a call's cost, issue 8); the Elysia app routes to the
- * same handler, for its document and for in-process callers. A refusal is answered in the format of
- * the path's SDK, and so is our own fault (a store that cannot be reached while authenticating, say),
- * which is logged, never shown.
+ * The gateway's HTTP entry for the dispatch paths: authenticate, check the `gateway` scope, read the
+ * body within its limits, dispatch. It is all a call needs, so `gw serve` routes these paths to it
+ * straight from Bun's router, without the management API's lifecycle (a tenth of a call's cost); the
+ * Elysia app routes to the same handler, for its document and for in-process callers. A refusal is
+ * answered in the format of the path's SDK, and so is our own fault (a store that cannot be reached
+ * while authenticating, say), which is logged, never shown.
  */
 export function dispatchHandler(
   authenticator: Authenticator,
   gateway: Gateway,
   path: DispatchPath,
   log: Logger,
+  limits: BodyLimits,
 ): DispatchHandler {
   return async (request, server) => {
+    let release: (() => void) | undefined
     try {
+      // A body announced too large is refused before anything else is done for it.
+      const announced = announcedLength(request)
+      if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
       const principal = await authenticator.authenticate(request.headers)
       requireGatewayScope(principal)
+      // A body sent in chunks may be as large as the limit: it holds that much until it is read.
+      release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
+      const body = await readBody(request, limits.maxBodyBytes)
       return await gateway.dispatch({
         principal,
         path,
         request,
-        // Read here, not parsed: even a malformed body is answered with the Gw-* headers.
-        bodyText: await request.text(),
+        // Decoded here, not parsed: even a malformed body is answered with the Gw-* headers.
+        bodyText: decoder.decode(body),
         keepAlive: () => server?.timeout(request as Request, 0),
       })
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(path, error)
-      return ownFault(log, path, error, { method: 'POST' })
+      return answerFailure(log, path, error, { method: 'POST' })
+    } finally {
+      release?.()
     }
   }
 }

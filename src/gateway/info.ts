@@ -38,9 +38,8 @@ export class GatewayInfo {
       (await this.deps.store.requests.get(principal.orgId, id)) !== undefined
     if (!own) throw notFound('request')
     const value = typeof rating === 'boolean' ? (rating ? 1 : 0) : rating
-    await this.deps.store.feedback.upsert({
+    await this.deps.store.org(principal.orgId).feedback.upsert({
       requestId: id,
-      orgId: principal.orgId,
       rating: value,
       actorId: principal.actorId,
       createdAt: new Date(),

@@ -1,27 +1,74 @@
 import type { Config } from '../config'
 import { redactPii } from '../security/pii'
 import { scanRequestBody } from '../security/scan'
+import { storeFault } from '../store/faults'
 import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestFlag } from '../store/repositories/request-flags'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
-import { debitOf, type LogWriter, type SettledBalances, type WritableEntry } from './request-log'
+import {
+  debitOf,
+  type LogWriter,
+  type SetAside,
+  type SettledBalances,
+  type WritableEntry,
+  type WriteOutcome,
+} from './request-log'
+
+/** The record's fields that hold text (some of it from callers and providers). */
+const RECORD_TEXT_FIELDS = [
+  'id',
+  'orgId',
+  'apiKeyId',
+  'userId',
+  'sessionId',
+  'provider',
+  'model',
+  'path',
+  'translationWarning',
+  'costNote',
+  'error',
+  'country',
+] as const satisfies ReadonlyArray<keyof RequestRecord>
 
 /**
- * What a log entry becomes in the database besides its record: the security flags of the request
- * body (always), and the bodies, redacted or not, when the organisation keeps them.
+ * Text as the database can hold it: Postgres refuses NUL in a text column (SQLite takes it), so it
+ * becomes U+FFFD. What the caller sends is refused at the edge when it holds one; this is for what
+ * reaches a record otherwise (a provider's error message, a raw body that was not JSON).
  */
-export function rowsOf({ record, bodies }: WritableEntry): { body?: RequestBodyRecord; flags: RequestFlag[] } {
-  if (!bodies) return { flags: [] }
+const storable = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text)
+
+const storableRecord = (record: RequestRecord): RequestRecord => {
+  if (!RECORD_TEXT_FIELDS.some((field) => record[field]?.includes('\u0000'))) return record
+  const copy = { ...record }
+  for (const field of RECORD_TEXT_FIELDS) {
+    const value = copy[field]
+    if (value !== null) copy[field] = storable(value)
+  }
+  return copy
+}
+
+/**
+ * What a log entry becomes in the database: its record, the security flags of the request body
+ * (always), and the bodies, redacted or not, when the organisation keeps them.
+ */
+export function rowsOf({ record: raw, bodies }: WritableEntry): {
+  record: RequestRecord
+  body?: RequestBodyRecord
+  flags: RequestFlag[]
+} {
+  const record = storableRecord(raw)
+  if (!bodies) return { record, flags: [] }
   const flags = scanRequestBody(bodies.request).map((finding) => ({
     ...finding,
     requestId: record.id,
     orgId: record.orgId,
     createdAt: record.createdAt,
   }))
-  if (!bodies.policy.store) return { flags }
-  const keep = (text: string) => (bodies.policy.redact ? redactPii(text).text : text)
+  if (!bodies.policy.store) return { record, flags }
+  const keep = (text: string) => storable(bodies.policy.redact ? redactPii(text).text : text)
   return {
+    record,
     flags,
     body: {
       requestId: record.id,
@@ -34,34 +81,79 @@ export function rowsOf({ record, bodies }: WritableEntry): { body?: RequestBodyR
   }
 }
 
+/** The entries of a batch as rows, with the charges they carry per organisation. */
+type Rows = ReturnType<typeof rowsOf>
+
 /**
- * Writes a batch atomically, so a retried batch never meets half of itself already in the tables. The
- * credits of pass-through-billed calls are taken here, with their records: one UPDATE per organisation
- * per batch, instead of one per call on the answer's path. A lost record can then never have been
- * charged, nor a charge lack its record.
+ * Writes one batch in one transaction. Records whose id is in the log already are skipped with their
+ * bodies, flags and charge: a batch retried after a commit whose answer was lost takes nothing twice.
+ * The credits of pass-through-billed calls are taken here, with their records: one UPDATE per
+ * organisation per batch, instead of one per call on the answer's path. A lost record can then never
+ * have been charged, nor a charge lack its record.
+ */
+function writeBatch(store: Store, rows: readonly Rows[]): Promise<SettledBalances> {
+  return store.transaction(async (tx): Promise<SettledBalances> => {
+    const written = await tx.requests.insertMany(rows.map((r) => r.record))
+    const fresh = rows.filter((r) => written.has(r.record.id))
+    const bodies = fresh.flatMap((r) => (r.body ? [r.body] : []))
+    if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
+    const flags = fresh.flatMap((r) => r.flags)
+    if (flags.length > 0) await tx.requestFlags.insertMany(flags)
+    const debits = new Map<string, number>()
+    for (const { record } of fresh) {
+      const debit = debitOf({ record })
+      if (debit > 0) debits.set(record.orgId, (debits.get(record.orgId) ?? 0) + debit)
+    }
+    const balances = new Map<string, number>()
+    for (const [orgId, debit] of debits) {
+      const balance = await tx.organizations.addCredits(orgId, -debit)
+      if (balance !== undefined) balances.set(orgId, balance)
+    }
+    return balances
+  })
+}
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The request log's writer over a store. A batch the database refuses for its values (not for being
+ * away) is split in halves and each half written on its own, down to the one record at fault, which
+ * is set aside in `request_log_rejects` with the reason: good records are written, a bad one is never
+ * retried, and none is dropped silently. Halves already written are skipped when a batch is tried
+ * again, so a split that stops half-way (the database went away) loses and doubles nothing. When the
+ * database is unreachable the batch fails whole, and the log keeps it for later.
  */
 export const writeEntries =
-  (store: Store): LogWriter =>
-  (entries) => {
-    const rows = entries.map(rowsOf)
-    const debits = new Map<string, number>()
-    for (const entry of entries) {
-      const debit = debitOf(entry)
-      if (debit > 0) debits.set(entry.record.orgId, (debits.get(entry.record.orgId) ?? 0) + debit)
-    }
-    return store.transaction(async (tx): Promise<SettledBalances> => {
-      await tx.requests.insertMany(entries.map((e) => e.record))
-      const bodies = rows.flatMap((r) => (r.body ? [r.body] : []))
-      if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
-      const flags = rows.flatMap((r) => r.flags)
-      if (flags.length > 0) await tx.requestFlags.insertMany(flags)
-      const balances = new Map<string, number>()
-      for (const [orgId, debit] of debits) {
-        const balance = await tx.organizations.addCredits(orgId, -debit)
-        if (balance !== undefined) balances.set(orgId, balance)
+  (store: Store, now: () => number = Date.now): LogWriter =>
+  async (entries) => {
+    const balances = new Map<string, number>()
+    const setAside: SetAside[] = []
+    const write = async (part: readonly WritableEntry[]): Promise<void> => {
+      try {
+        const written = await writeBatch(store, part.map(rowsOf))
+        for (const [orgId, balance] of written) balances.set(orgId, balance)
+      } catch (error) {
+        if (storeFault(error) === 'unavailable') throw error
+        const [only] = part
+        if (part.length === 1 && only) {
+          const reason = describeError(error)
+          await store.requestRejects.add({
+            requestId: only.record.id,
+            orgId: only.record.orgId,
+            error: storable(reason),
+            record: JSON.stringify(only.record),
+            createdAt: new Date(now()),
+          })
+          setAside.push({ requestId: only.record.id, orgId: only.record.orgId, error: reason })
+          return
+        }
+        const half = Math.ceil(part.length / 2)
+        await write(part.slice(0, half))
+        await write(part.slice(half))
       }
-      return balances
-    })
+    }
+    await write(entries)
+    return { balances, setAside }
   }
 
 /** A record's fields in the order a wire entry carries their values. */
@@ -129,7 +221,7 @@ export type WriterRequest =
   | { id: number; open: Config['database'] }
   | { id: number; entries: readonly WireEntry[] }
   | { id: number; close: true }
-export type WriterReply = { id: number; balances?: Array<[string, number]>; error?: string }
+export type WriterReply = { id: number; balances?: Array<[string, number]>; setAside?: SetAside[]; error?: string }
 
 /**
  * The writer thread's file. From source, it sits beside this file. In the executable (whose main module
@@ -144,11 +236,11 @@ const WORKER_FILE = Bun.main.startsWith('/$bunfs/')
 /**
  * The request log's writer on a thread of its own (`log-writer.worker.ts`), with its own connection
  * to the database: the server's event loop never waits for a batch, its scan or its commit. With
- * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (issue 8's profile).
+ * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (the overhead profile).
  */
 export class ThreadedLogWriter {
-  private thread: { worker: Worker; opened: Promise<SettledBalances> } | undefined
-  private readonly waiting = new Map<number, { resolve: (b: SettledBalances) => void; reject: (e: Error) => void }>()
+  private thread: { worker: Worker; opened: Promise<WriteOutcome> } | undefined
+  private readonly waiting = new Map<number, { resolve: (outcome: WriteOutcome) => void; reject: (e: Error) => void }>()
   private next = 0
 
   constructor(private readonly database: Config['database']) {}
@@ -179,7 +271,7 @@ export class ThreadedLogWriter {
    * that died or could not open the database is dropped: the batch fails and is kept by the log, and
    * the retry starts a new thread.
    */
-  private running(): { worker: Worker; opened: Promise<SettledBalances> } {
+  private running(): { worker: Worker; opened: Promise<WriteOutcome> } {
     if (this.thread) return this.thread
     const worker = new Worker(WORKER_FILE)
     const drop = () => {
@@ -188,11 +280,11 @@ export class ThreadedLogWriter {
       worker.terminate()
     }
     worker.addEventListener('message', (event: MessageEvent<WriterReply>) => {
-      const { id, balances, error } = event.data
+      const { id, balances, setAside, error } = event.data
       const waiter = this.waiting.get(id)
       this.waiting.delete(id)
       if (error !== undefined) waiter?.reject(new Error(error))
-      else waiter?.resolve(new Map(balances ?? []))
+      else waiter?.resolve({ balances: new Map(balances ?? []), setAside: setAside ?? [] })
     })
     worker.addEventListener('error', (event) => {
       for (const waiter of this.waiting.values()) waiter.reject(new Error(`log writer thread failed: ${event.message}`))
@@ -205,7 +297,7 @@ export class ThreadedLogWriter {
     return this.thread
   }
 
-  private send(worker: Worker, request: WriterRequest): Promise<SettledBalances> {
+  private send(worker: Worker, request: WriterRequest): Promise<WriteOutcome> {
     return new Promise((resolve, reject) => {
       this.waiting.set(request.id, { resolve, reject })
       worker.postMessage(request)

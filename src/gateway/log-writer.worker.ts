@@ -1,7 +1,8 @@
 /**
  * The request log's writer thread (see ThreadedLogWriter): it opens its own connection to the
  * database, then writes each batch it is sent with `writeEntries`, and answers with the balances the
- * batch's charges left, or with why it failed (the server keeps the batch and retries it).
+ * batch's charges left and the records it set aside, or with why it failed (the server keeps the batch
+ * and retries it).
  */
 import { type Database, openDatabase } from '../store/database'
 import { createStore, type Store } from '../store/store'
@@ -30,8 +31,8 @@ self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
       return reply({ id: request.id })
     }
     if (!write) throw new Error('the log writer has no database open')
-    const balances = await write(request.entries.map(fromWire))
-    reply({ id: request.id, balances: [...(balances ?? [])] })
+    const outcome = await write(request.entries.map(fromWire))
+    reply({ id: request.id, balances: [...(outcome?.balances ?? [])], setAside: [...(outcome?.setAside ?? [])] })
   } catch (error) {
     reply({ id: request.id, error: error instanceof Error ? error.message : String(error) })
   }

@@ -34,8 +34,25 @@ export const debitOf = ({ record }: { record: RequestRecord }): number =>
 /** Organisations' credit balances (nano-USD) right after a batch took its charges. */
 export type SettledBalances = ReadonlyMap<string, number>
 
-/** Writes a batch atomically, or fails and writes nothing; answers the balances the batch's charges left. */
-export type LogWriter = (entries: readonly WritableEntry[]) => Promise<SettledBalances | undefined>
+/** A record the database refused for its values: kept apart by the writer, and never tried again. */
+export interface SetAside {
+  requestId: string
+  orgId: string
+  error: string
+}
+
+/** What writing a batch did: the balances its charges left, and the records it had to set aside. */
+export interface WriteOutcome {
+  balances: SettledBalances
+  setAside: readonly SetAside[]
+}
+
+/**
+ * Writes a batch: every record is written or set aside once the promise resolves. It fails, and the
+ * log keeps the whole batch for later, only when the database cannot be reached; what it wrote by then
+ * is skipped when the batch is tried again.
+ */
+export type LogWriter = (entries: readonly WritableEntry[]) => Promise<WriteOutcome | undefined>
 
 export interface RequestLogStats {
   queued: number
@@ -43,7 +60,11 @@ export interface RequestLogStats {
   dropped: number
   /** Records written without their bodies (neither kept nor scanned) because the queue's byte budget was spent. */
   bodiesDropped: number
+  /** Records the database refused for their values, kept in `request_log_rejects` instead. */
+  setAside: number
   failedFlushes: number
+  /** How long the oldest queued record has waited (ms); 0 when nothing waits. */
+  oldestQueuedMs: number
 }
 
 const bodyBytes = (entry: LogEntry): number => (entry.bodies ? entry.bodies.request.bytes + entry.bodies.response.bytes : 0)
@@ -63,17 +84,30 @@ export interface RequestLogOptions {
   batchBodyBytes?: number
   /** How long a record may wait for companions before a flush. */
   flushIntervalMs?: number
+  now?: () => number
 }
+
+/** A queued entry and when it was queued: the health check reports the oldest one's wait. */
+interface Queued {
+  entry: LogEntry
+  at: number
+}
+
+/** Pause before retrying a failed batch: it doubles with each failure in a row, up to the cap. */
+const RETRY_BASE_MS = 500
+const RETRY_MAX_MS = 5_000
 
 /**
  * The request log's writer: the gateway hands it a record and moves on; records are written in
  * batches from a bounded queue. A failed write keeps its records for the next try, so a database
- * hiccup loses nothing; only a full queue drops, and never silently. `drain()` writes everything
- * before shutdown. It also knows what the queued records will take from each organisation's credits
- * (`unwrittenDebit`), and tells listeners the balances a written batch left (`onSettled`).
+ * hiccup loses nothing; a record the database refuses is set aside by the writer, counted and logged,
+ * and never holds up the ones behind it; only a full queue drops, and never silently. `drain()` writes
+ * everything before shutdown. It also knows what the queued records will take from each
+ * organisation's credits (`unwrittenDebit`), and tells listeners the balances a written batch left
+ * (`onSettled`).
  */
 export class RequestLog {
-  private queue: LogEntry[] = []
+  private queue: Queued[] = []
   private readonly unwritten = new Map<string, number>()
   private readonly settledListeners: Array<(balances: SettledBalances) => void> = []
   private queuedBodyBytes = 0
@@ -82,10 +116,14 @@ export class RequestLog {
   private readonly batchSize: number
   private readonly batchBodyBytes: number
   private readonly flushIntervalMs: number
+  private readonly now: () => number
   private timer: ReturnType<typeof setTimeout> | undefined
   private flushing: Promise<void> | undefined
-  private readonly stats: RequestLogStats = { queued: 0, written: 0, dropped: 0, bodiesDropped: 0, failedFlushes: 0 }
+  private readonly stats = { written: 0, dropped: 0, bodiesDropped: 0, setAside: 0, failedFlushes: 0 }
+  /** Failed writes in a row: the pause before the next try grows with them. */
+  private failuresInRow = 0
   private lastDropLog = 0
+  private lastFailureLog = 0
 
   constructor(
     private readonly write: LogWriter,
@@ -97,6 +135,7 @@ export class RequestLog {
     this.batchSize = options.batchSize ?? 1_000
     this.batchBodyBytes = options.batchBodyBytes ?? 2 * 1024 * 1024
     this.flushIntervalMs = options.flushIntervalMs ?? 50
+    this.now = options.now ?? Date.now
   }
 
   record(entry: LogEntry): void {
@@ -106,16 +145,16 @@ export class RequestLog {
       return
     }
     const bytes = bodyBytes(entry)
+    const at = this.now()
     if (bytes > 0 && this.queuedBodyBytes + bytes > this.bodyBudget) {
       this.stats.bodiesDropped += 1
       this.complain('request log body budget spent; records kept without bodies')
-      this.queue.push({ record: entry.record })
+      this.queue.push({ entry: { record: entry.record }, at })
     } else {
       this.queuedBodyBytes += bytes
-      this.queue.push(entry)
+      this.queue.push({ entry, at })
     }
     this.addDebit(entry, 1)
-    this.stats.queued = this.queue.length
     this.schedule()
   }
 
@@ -150,7 +189,7 @@ export class RequestLog {
   }
 
   private complain(message: string): void {
-    const now = Date.now()
+    const now = this.now()
     // One line a second at most: a full queue must be visible without flooding the log.
     if (now - this.lastDropLog < 1_000) return
     this.lastDropLog = now
@@ -165,29 +204,48 @@ export class RequestLog {
     if (this.queue.length === 0) return
     const batch = this.queue.slice(0, this.batchLength())
     let failed = false
-    this.flushing = this.write(batch.map(writable))
-      .then((balances) => {
+    this.flushing = this.write(batch.map((queued) => writable(queued.entry)))
+      .then((outcome) => {
         this.queue = this.queue.slice(batch.length)
-        for (const entry of batch) {
+        for (const { entry } of batch) {
           this.queuedBodyBytes -= bodyBytes(entry)
           this.addDebit(entry, -1)
         }
-        this.stats.written += batch.length
-        if (balances) for (const listener of this.settledListeners) listener(balances)
+        this.failuresInRow = 0
+        const setAside = outcome?.setAside ?? []
+        this.stats.written += batch.length - setAside.length
+        this.stats.setAside += setAside.length
+        for (const refused of setAside) {
+          this.log.error('request record refused by the database; set aside in request_log_rejects', { ...refused })
+        }
+        if (outcome) for (const listener of this.settledListeners) listener(outcome.balances)
       })
       .catch((error: unknown) => {
         failed = true
+        this.failuresInRow += 1
         this.stats.failedFlushes += 1
-        this.log.error('request log write failed; will retry', { records: batch.length, error: String(error) })
+        // One line every ten seconds while the database is away: the outage is visible, the log not flooded.
+        const now = this.now()
+        if (now - this.lastFailureLog >= 10_000) {
+          this.lastFailureLog = now
+          this.log.error('request log write failed; the records are kept and retried', {
+            queued: this.queue.length,
+            failuresInRow: this.failuresInRow,
+            error: String(error),
+          })
+        }
       })
       .finally(() => {
         this.flushing = undefined
-        this.stats.queued = this.queue.length
         // A failed batch is retried after a pause, not at once: the database may need a moment.
-        if (failed) this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs * 10)
+        if (failed) this.timer ??= setTimeout(() => void this.flush(), this.retryDelayMs())
         else this.schedule()
       })
     await this.flushing
+  }
+
+  private retryDelayMs(): number {
+    return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(this.failuresInRow - 1, 10))
   }
 
   /** How many records from the front of the queue make the next batch: up to both bounds, at least one. */
@@ -195,7 +253,7 @@ export class RequestLog {
     let bytes = 0
     let length = 0
     while (length < this.queue.length && length < this.batchSize) {
-      bytes += bodyBytes(this.queue[length] as LogEntry)
+      bytes += bodyBytes((this.queue[length] as Queued).entry)
       if (length > 0 && bytes > this.batchBodyBytes) break
       length += 1
     }
@@ -216,6 +274,7 @@ export class RequestLog {
   }
 
   snapshot(): RequestLogStats {
-    return { ...this.stats, queued: this.queue.length }
+    const oldest = this.queue[0]
+    return { ...this.stats, queued: this.queue.length, oldestQueuedMs: oldest ? Math.max(0, this.now() - oldest.at) : 0 }
   }
 }

@@ -5,6 +5,7 @@ import { MEMBER_PERMISSIONS, type Permission, READ_ONLY_PERMISSIONS } from '../a
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { forbidden, notFound } from '../errors'
+import { parseManagementBody } from './body'
 import { sourceIp } from './request-info'
 
 /** Route patterns whose `:id` names an organisation: the caller may only name its own. */
@@ -87,8 +88,10 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
     })
   }
   const hooks = (requirement: Requirement) => ({
-    parse: async ({ request, route, params }: GateContext) => {
+    // The body is read only once the caller may use the route, and never past the management limit.
+    parse: async ({ request, route, params, contentType }: GateContext & { contentType: string }) => {
       await gate(authenticator, { request, route, params }, requirement)
+      return parseManagementBody({ request, contentType })
     },
     transform: async ({ request, route, params }: GateContext) => {
       await gate(authenticator, { request, route, params }, requirement)

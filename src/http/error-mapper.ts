@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ApiError, type ErrorCode, internalError } from '../errors'
+import { ApiError, callerFacing, type ErrorCode, internalError, unparsableBody } from '../errors'
 import type { Fields, Logger } from '../log'
 
 /** Which body shape a route's errors take: the one its callers' SDKs parse. */
@@ -29,6 +29,7 @@ const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   not_found: 'not_found_error',
   rate_limited: 'rate_limit_error',
   internal_error: 'api_error',
+  unavailable: 'api_error',
   upstream_error: 'api_error',
   upstream_unreachable: 'api_error',
   upstream_timeout: 'timeout_error',
@@ -42,11 +43,16 @@ export function errorBody(family: ErrorFamily, error: ApiError): unknown {
           message: error.message,
           type: SDK_ERROR_TYPES[error.code] ?? 'invalid_request_error',
           code: error.code,
-          param: null,
+          // The field at fault, when one is: OpenAI's SDKs show it beside the message.
+          param: typeof error.details?.param === 'string' ? error.details.param : null,
         },
       }
-    case 'anthropic':
-      return { type: 'error', error: { type: SDK_ERROR_TYPES[error.code] ?? 'invalid_request_error', message: error.message } }
+    case 'anthropic': {
+      // Anthropic names its 413 apart; OpenAI's is an invalid request like any other.
+      const type =
+        error.code === 'payload_too_large' ? 'request_too_large' : (SDK_ERROR_TYPES[error.code] ?? 'invalid_request_error')
+      return { type: 'error', error: { type, message: error.message } }
+    }
     case 'management':
       return {
         data: null,
@@ -56,11 +62,36 @@ export function errorBody(family: ErrorFamily, error: ApiError): unknown {
 }
 
 export const errorResponse = (pathname: string, error: ApiError): Response =>
-  Response.json(errorBody(errorFamily(pathname), error), { status: error.status })
+  Response.json(errorBody(errorFamily(pathname), error), {
+    status: error.status,
+    headers: error.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(error.retryAfterSeconds) },
+  })
 
-/** Our own fault: the detail goes to the log, the caller gets `internal_error` in the path's format. */
-export function ownFault(log: Logger, pathname: string, error: unknown, fields: Fields = {}): Response {
-  log.error('unhandled error', { ...fields, path: pathname, error: error instanceof Error ? error.message : String(error) })
+/** Outages answer thousands of calls: the log says so once every few seconds per logger, with the count. */
+const outageNotes = new WeakMap<Logger, { last: number; answers: number }>()
+
+function noteOutage(log: Logger, message: string): void {
+  const note = outageNotes.get(log) ?? { last: 0, answers: 0 }
+  outageNotes.set(log, note)
+  note.answers += 1
+  const now = Date.now()
+  if (now - note.last < 5_000) return
+  log.error('database unavailable; answering 503', { error: message, answers: note.answers })
+  note.last = now
+  note.answers = 0
+}
+
+/**
+ * Answers any thrown error in the path's format: an ApiError as it says; a database that cannot be
+ * reached as a 503 `unavailable` with a Retry-After; anything else is our own fault, detailed in the
+ * log and answered `internal_error`, never detailed to the caller.
+ */
+export function answerFailure(log: Logger, pathname: string, error: unknown, fields: Fields = {}): Response {
+  const facing = callerFacing(error)
+  const message = error instanceof Error ? error.message : String(error)
+  if (facing?.code === 'unavailable') noteOutage(log, message)
+  if (facing) return errorResponse(pathname, facing)
+  log.error('unhandled error', { ...fields, path: pathname, error: message })
   return errorResponse(pathname, internalError())
 }
 
@@ -80,9 +111,7 @@ function describeValidation(error: ValidationLike, where: string): string {
 export const errorMapper = (log: Logger) =>
   new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
     // Hooks that run while the body is parsed (authentication) reach here wrapped in a parse error.
-    const cause = (error as { cause?: unknown }).cause
-    const own = error instanceof ApiError ? error : cause instanceof ApiError ? cause : undefined
-    if (own) return errorResponse(path, own)
+    if (callerFacing(error)) return answerFailure(log, path, error)
     switch (code) {
       case 'VALIDATION': {
         const where = (error as { type?: string }).type ?? 'request'
@@ -94,13 +123,10 @@ export const errorMapper = (log: Logger) =>
         return errorResponse(path, new ApiError('validation_failed', describeValidation(error as ValidationLike, where)))
       }
       case 'PARSE':
-        return errorResponse(
-          path,
-          new ApiError('bad_request', 'the request body could not be parsed; send JSON with Content-Type: application/json'),
-        )
+        return errorResponse(path, unparsableBody())
       case 'NOT_FOUND':
         return errorResponse(path, new ApiError('not_found', `no route ${request.method} ${path}`))
       default:
-        return ownFault(log, path, error, { method: request.method })
+        return answerFailure(log, path, error, { method: request.method })
     }
   })

@@ -1,4 +1,5 @@
 import { Database as SqliteClient } from 'bun:sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type SQL, sql } from 'drizzle-orm'
@@ -35,12 +36,31 @@ export interface Database {
   /** Runs `work` atomically; everything it does goes through the `Database` it is handed. */
   transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>
   /**
-   * Runs `work`, and again while another connection holds the database's write lock, waiting on a
-   * timer in between. SQLite only (Postgres waits for locks in the server, off our thread): a
-   * repository call through it never stalls the event loop on the request log's writer.
+   * Runs `work`, a statement that is part of no transaction: every repository call of the store goes
+   * through it. Issued from inside a transaction's work it is refused at once, since it would not be
+   * part of that transaction (use the repositories the transaction hands its work). On SQLite it also
+   * waits until no transaction of ours is open (bun:sqlite is one connection, and a statement run
+   * meanwhile would join it), and while another connection holds the write lock it tries again on a
+   * timer, never stalling the event loop on the request log's writer.
    */
-  readonly whenUnlocked?: <T>(work: () => Promise<T>) => Promise<T>
+  outsideTransactions<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>
+}
+
+/** Knows whether the code running now is a transaction's work: a statement outside it is then a mistake. */
+class TransactionScope {
+  private readonly inside = new AsyncLocalStorage<true>()
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return this.inside.run(true, work)
+  }
+
+  refuseInside(): void {
+    if (this.inside.getStore())
+      throw new Error(
+        'a statement outside the transaction was issued from inside it; use the repositories the transaction hands its work',
+      )
+  }
 }
 
 export async function openDatabase(config: Pick<Config, 'database'>, options: { lockWaitMs?: number } = {}): Promise<Database> {
@@ -75,53 +95,88 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
   // transactions held every request in flight (a lock held 20 ms stalled it 34 ms; docs/decisions.md).
   client.run('PRAGMA busy_timeout = 0')
   const orm = drizzleSqlite({ client, schema: sqliteSchema })
-  const whenUnlocked = async <T>(work: () => Promise<T>): Promise<T> => {
+
+  /**
+   * bun:sqlite is one connection, and a statement runs on it whatever else is open: one issued by
+   * another request between the awaits of an open transaction would join that transaction, and be
+   * rolled back with it. So transactions take turns, and a statement from outside waits until none is
+   * open. A statement issued from inside a transaction's own work through the store outside it would
+   * wait for itself: that is refused at once, loudly.
+   */
+  let queue: Promise<unknown> = Promise.resolve()
+  let open = false
+  let closed: Array<() => void> = []
+  const scope = new TransactionScope()
+  const noTransactionOpen = async (): Promise<void> => {
+    scope.refuseInside()
+    while (open) await new Promise<void>((resolve) => closed.push(resolve))
+  }
+
+  const outsideTransactions = async <T>(work: () => Promise<T>): Promise<T> => {
+    await noTransactionOpen()
     const deadline = Date.now() + lockWaitMs
     for (let attempt = 0; ; attempt++) {
       try {
         return await work()
       } catch (error) {
-        // Inside a transaction the lock is ours already: a busy error there is no wait for it, and
-        // its statements must not run twice.
-        if (!isBusy(error) || client.inTransaction || Date.now() >= deadline) throw error
+        if (!isBusy(error) || Date.now() >= deadline) throw error
         await Bun.sleep(lockRetryDelayMs(attempt))
+        await noTransactionOpen()
       }
     }
   }
-  // bun:sqlite is one connection: an async transaction must not interleave with another one, so
-  // transactions queue behind each other. Statements outside a transaction are single and atomic.
-  let queue: Promise<unknown> = Promise.resolve()
-  const db: Database = {
-    dialect: 'sqlite',
+
+  /** Statements run as they come: only a transaction's own work holds this one. */
+  const direct = {
+    execute: async (statement: string, params: readonly unknown[] = []) => {
+      client.run(toSqliteParams(statement), params as never)
+    },
+    query: async <Row>(statement: string, params: readonly unknown[] = []) =>
+      client.query(toSqliteParams(statement)).all(...(params as never[])) as Row[],
+    all: async <Row>(statement: SQL) => orm.all<Row>(statement),
+  }
+  const common = {
+    dialect: 'sqlite' as const,
     orm,
     tables: sqliteSchema,
     migrations: sqliteMigrations,
-    whenUnlocked,
-    execute: (statement, params = []) =>
-      whenUnlocked(async () => {
-        client.run(toSqliteParams(statement), params as never)
-      }),
-    query: <Row>(statement: string, params: readonly unknown[] = []) =>
-      whenUnlocked(async () => client.query(toSqliteParams(statement)).all(...(params as never[])) as Row[]),
-    all: <Row>(statement: SQL) => whenUnlocked(async () => orm.all<Row>(statement)),
+    close: async () => client.close(),
+  }
+  const inTransaction: Database = {
+    ...common,
+    ...direct,
+    outsideTransactions: (work) => work(),
+    // Already atomic: work nested in a transaction is part of it.
+    transaction: (work) => work(inTransaction),
+  }
+  const db: Database = {
+    ...common,
+    outsideTransactions,
+    execute: (statement, params) => outsideTransactions(() => direct.execute(statement, params)),
+    query: <Row>(statement: string, params?: readonly unknown[]) =>
+      outsideTransactions(() => direct.query<Row>(statement, params)),
+    all: <Row>(statement: SQL) => outsideTransactions(() => direct.all<Row>(statement)),
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
       const run = async (): Promise<T> => {
-        await whenUnlocked(async () => client.run('BEGIN IMMEDIATE'))
+        await outsideTransactions(async () => client.run('BEGIN IMMEDIATE'))
+        open = true
         try {
-          const result = await work(db)
+          const result = await scope.run(() => work(inTransaction))
           client.run('COMMIT')
           return result
         } catch (error) {
           client.run('ROLLBACK')
           throw error
+        } finally {
+          open = false
+          const waiting = closed
+          closed = []
+          for (const resume of waiting) resume()
         }
       }
       const result = queue.then(run, run)
       queue = result.catch(() => undefined)
       return result
-    },
-    async close() {
-      client.close()
     },
   }
   return db
@@ -134,14 +189,24 @@ async function openPostgres(url: string): Promise<Database> {
     import('drizzle-orm/postgres-js'),
     import('./schema.pg'),
   ])
-  const client = postgres(url, { max: 10, onnotice: () => undefined })
-  return wrapPostgres(drizzle({ client, schema }), schema, () => client.end({ timeout: 5 }))
+  // A database that does not answer fails a call within seconds instead of holding it for the driver's 30 s default.
+  const client = postgres(url, { max: 10, connect_timeout: 5, onnotice: () => undefined })
+  return wrapPostgres(drizzle({ client, schema }), schema, () => client.end({ timeout: 5 }), new TransactionScope())
 }
 
 type PgOrm = ReturnType<typeof drizzlePg<typeof pgSchema>>
 type PgExecutor = Pick<PgOrm, 'execute' | 'transaction'>
 
-function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Promise<void>): Database {
+/**
+ * The database, or (without `scope`) one transaction of it. Postgres serves each statement outside a
+ * transaction on a pooled connection of its own, so nothing waits; only the mistake of a statement
+ * meant for a transaction but issued outside it is refused.
+ */
+function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Promise<void>, scope?: TransactionScope): Database {
+  const outsideTransactions = async <T>(work: () => Promise<T>): Promise<T> => {
+    scope?.refuseInside()
+    return work()
+  }
   const raw = (statement: string, params: readonly unknown[]): SQL => {
     // Raw statements carry `$n` placeholders; rebuild them as a drizzle SQL with bound values.
     const parts = statement.split(/\$\d+/)
@@ -157,17 +222,18 @@ function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Prom
     orm: pg as unknown as Orm,
     tables: schema as unknown as Tables,
     migrations: pgMigrations,
-    async execute(statement, params = []) {
-      await pg.execute(raw(statement, params))
-    },
-    async query<Row>(statement: string, params: readonly unknown[] = []) {
-      return [...(await pg.execute(raw(statement, params)))] as Row[]
-    },
-    async all<Row>(statement: SQL) {
-      return [...(await pg.execute(statement))] as Row[]
-    },
+    outsideTransactions,
+    execute: (statement, params = []) =>
+      outsideTransactions(async () => {
+        await pg.execute(raw(statement, params))
+      }),
+    query: <Row>(statement: string, params: readonly unknown[] = []) =>
+      outsideTransactions(async () => [...(await pg.execute(raw(statement, params)))] as Row[]),
+    all: <Row>(statement: SQL) => outsideTransactions(async () => [...(await pg.execute(statement))] as Row[]),
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
-      return pg.transaction((tx) => work(wrapPostgres(tx as unknown as PgExecutor, schema, close)))
+      scope?.refuseInside()
+      const run = (tx: unknown) => work(wrapPostgres(tx as PgExecutor, schema, close))
+      return scope ? pg.transaction((tx) => scope.run(() => run(tx))) : pg.transaction(run)
     },
     close,
   }

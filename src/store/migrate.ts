@@ -23,9 +23,9 @@ export async function migrate(db: Database, migrations: readonly EmbeddedMigrati
       .split(BREAKPOINT)
       .map((s) => s.trim())
       .filter((s) => s.length > 0)
-    await db.transaction(async () => {
-      for (const statement of statements) await db.execute(statement)
-      await db.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, Date.now()])
+    await db.transaction(async (tx) => {
+      for (const statement of statements) await tx.execute(statement)
+      await tx.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, Date.now()])
     })
     done.push(migration.tag)
   }

@@ -14,6 +14,7 @@ import pg10 from '../../drizzle/pg/0010_saved_views.sql' with { type: 'text' }
 import pg11 from '../../drizzle/pg/0011_sso.sql' with { type: 'text' }
 import pg12 from '../../drizzle/pg/0012_annotations.sql' with { type: 'text' }
 import pg13 from '../../drizzle/pg/0013_security_flags_and_activity.sql' with { type: 'text' }
+import pg14 from '../../drizzle/pg/0014_request_log_rejects.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -28,6 +29,7 @@ import sqlite10 from '../../drizzle/sqlite/0010_saved_views.sql' with { type: 't
 import sqlite11 from '../../drizzle/sqlite/0011_sso.sql' with { type: 'text' }
 import sqlite12 from '../../drizzle/sqlite/0012_annotations.sql' with { type: 'text' }
 import sqlite13 from '../../drizzle/sqlite/0013_security_flags_and_activity.sql' with { type: 'text' }
+import sqlite14 from '../../drizzle/sqlite/0014_request_log_rejects.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -45,6 +47,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0011_sso', sql: sqlite11 },
   { tag: '0012_annotations', sql: sqlite12 },
   { tag: '0013_security_flags_and_activity', sql: sqlite13 },
+  { tag: '0014_request_log_rejects', sql: sqlite14 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -62,4 +65,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0011_sso', sql: pg11 },
   { tag: '0012_annotations', sql: pg12 },
   { tag: '0013_security_flags_and_activity', sql: pg13 },
+  { tag: '0014_request_log_rejects', sql: pg14 },
 ]

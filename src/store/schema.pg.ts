@@ -235,6 +235,23 @@ export const requestBodies = pgTable('request_bodies', {
   createdAt: createdAt(),
 })
 
+/**
+ * Request records the database refused (a value it cannot hold): set aside here once, never retried,
+ * so that one bad record cannot hold up the records behind it. `record` is the record as JSON text
+ * (JSON escapes every character a text column cannot hold); an operator can read it and replay it.
+ */
+export const requestLogRejects = pgTable(
+  'request_log_rejects',
+  {
+    requestId: text('request_id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    error: text('error').notNull(),
+    record: text('record').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('request_log_rejects_org_time_idx').on(t.orgId, t.createdAt)],
+)
+
 /** An organisation's token-bucket rules (spec 8.1 layer 2); a `Gw-RateLimit-Policy` header overrides them for one request. */
 export const rateLimitRules = pgTable(
   'rate_limit_rules',

@@ -3,93 +3,161 @@ import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
 import { budgetActionsRepository } from './repositories/budget-actions'
 import { a2aCallsRepository, mcpToolCallsRepository } from './repositories/calls'
-import { apiKeysRepository, sessionsRepository } from './repositories/credentials'
+import { apiKeysRepository, credentialsRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
-import { invitesRepository } from './repositories/invites'
+import { invitesRepository, inviteTokensRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
-import { membershipsRepository } from './repositories/memberships'
-import { organizationSettingsRepository } from './repositories/organization-settings'
+import { membershipsRepository, userMembershipsRepository } from './repositories/memberships'
+import { allSettingsRepository, organizationSettingsRepository } from './repositories/organization-settings'
 import { organizationsRepository } from './repositories/organizations'
-import { providerKeysRepository } from './repositories/provider-keys'
+import { providerKeySealsRepository, providerKeysRepository } from './repositories/provider-keys'
 import { rateLimitRulesRepository } from './repositories/rate-limit-rules'
 import { requestBodiesRepository } from './repositories/request-bodies'
 import { requestFlagsRepository } from './repositories/request-flags'
+import { requestRejectsRepository } from './repositories/request-rejects'
 import { requestsRepository } from './repositories/requests'
 import { rolesRepository } from './repositories/roles'
 import { savedViewsRepository } from './repositories/saved-views'
 import { serverKeysRepository } from './repositories/server-keys'
-import { ssoRepository } from './repositories/sso'
+import { ssoRepository, ssoSealsRepository } from './repositories/sso'
 import { teamsRepository } from './repositories/teams'
 import { usersRepository } from './repositories/users'
 
-const repositories = (db: Database) => ({
+/**
+ * What belongs to one organisation, bound to it: every statement these repositories run is within the
+ * organisation (`scope.ts`), and every row they insert is given it. A module reaches an organisation's
+ * data only through `store.org(principal.orgId)`, so naming another organisation's id finds nothing
+ * and changes nothing, without a filter to remember.
+ */
+const ORG_REPOSITORIES = {
+  teams: teamsRepository,
+  memberships: membershipsRepository,
+  roles: rolesRepository,
+  savedViews: savedViewsRepository,
+  rateLimitRules: rateLimitRulesRepository,
+  providerKeys: providerKeysRepository,
+  apiKeys: apiKeysRepository,
+  sessions: sessionsRepository,
+  sso: ssoRepository,
+  settings: organizationSettingsRepository,
+  annotations: annotationsRepository,
+  feedback: feedbackRepository,
+  mcpConnections: mcpConnectionsRepository,
+  invites: invitesRepository,
+  audit: auditRepository,
+} satisfies Record<string, (db: Database, orgId: string) => object>
+
+export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
+
+/**
+ * What is not one organisation's, or is reached before the organisation is known: organisations
+ * themselves, people, credentials by their id (authentication), invitation tokens, the server's keys
+ * and the re-sealing of every secret (rotation), and the request log, which the writer fills for every
+ * organisation and which reads through a scope that `query/` builds in one place.
+ */
+const systemRepositories = (db: Database) => ({
   organizations: organizationsRepository(db),
   users: usersRepository(db),
-  memberships: membershipsRepository(db),
-  roles: rolesRepository(db),
-  sessions: sessionsRepository(db),
-  apiKeys: apiKeysRepository(db),
-  audit: auditRepository(db),
+  userMemberships: userMembershipsRepository(db),
+  credentials: credentialsRepository(db),
+  inviteTokens: inviteTokensRepository(db),
+  serverKeys: serverKeysRepository(db),
+  providerKeySeals: providerKeySealsRepository(db),
+  ssoSeals: ssoSealsRepository(db),
+  allSettings: allSettingsRepository(db),
   requests: requestsRepository(db),
   requestBodies: requestBodiesRepository(db),
   requestFlags: requestFlagsRepository(db),
-  feedback: feedbackRepository(db),
-  rateLimitRules: rateLimitRulesRepository(db),
-  providerKeys: providerKeysRepository(db),
-  mcpConnections: mcpConnectionsRepository(db),
-  serverKeys: serverKeysRepository(db),
-  invites: invitesRepository(db),
-  teams: teamsRepository(db),
-  settings: organizationSettingsRepository(db),
-  savedViews: savedViewsRepository(db),
-  sso: ssoRepository(db),
-  annotations: annotationsRepository(db),
+  requestRejects: requestRejectsRepository(db),
   mcpToolCalls: mcpToolCallsRepository(db),
   a2aCalls: a2aCallsRepository(db),
   budgetActions: budgetActionsRepository(db),
 })
 
-export type Repositories = ReturnType<typeof repositories>
+export type SystemRepositories = ReturnType<typeof systemRepositories>
+
+export interface Repositories extends SystemRepositories {
+  /** One organisation's repositories, bound to it. */
+  org(orgId: string): OrgRepositories
+}
 
 export interface Store extends Repositories {
   readonly dialect: Database['dialect']
   /** The dialect and tables, for code that builds conditions (the request filter compiler). */
   readonly schema: Pick<Database, 'dialect' | 'tables'>
-  /** Everything `work` does through the store it is handed commits or rolls back together. */
+  /** Everything `work` does through the repositories it is handed commits or rolls back together. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>
   ping(): Promise<void>
 }
 
 type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>
+type Wrap = <R extends object>(repository: R) => R
 
 /**
- * Every repository method run through `whenUnlocked`: each is one statement, or runs in a transaction.
- * Methods are called on their own repository, whose other methods some of them use.
+ * Every method of a repository run through `outsideTransactions` (each is one statement, or runs in a
+ * transaction of its own). Methods are called on their own repository, whose other methods some of
+ * them use.
  */
-function waitingForLocks<R extends Record<string, AsyncMethods>>(
-  repos: R,
-  whenUnlocked: NonNullable<Database['whenUnlocked']>,
-): R {
-  const wrap = (methods: AsyncMethods): AsyncMethods =>
-    Object.fromEntries(
+const outsideTransactions =
+  (db: Database): Wrap =>
+  (repository) => {
+    const methods = repository as unknown as AsyncMethods
+    return Object.fromEntries(
       Object.entries(methods).map(([name, method]) => [
         name,
-        (...args: never[]) => whenUnlocked(() => method.apply(methods, args)),
+        (...args: never[]) => db.outsideTransactions(() => method.apply(methods, args)),
       ]),
-    )
-  return Object.fromEntries(Object.entries(repos).map(([name, methods]) => [name, wrap(methods)])) as R
+    ) as typeof repository
+  }
+
+const asIs: Wrap = (repository) => repository
+
+/**
+ * `org(orgId)` for one database: an object whose repositories are made when first used (a call
+ * touches one or two of the fifteen), on a prototype built once.
+ */
+function orgBinder(db: Database, wrap: Wrap): (orgId: string) => OrgRepositories {
+  class Bound {
+    readonly made: Partial<Record<string, object>> = {}
+    constructor(readonly orgId: string) {}
+  }
+  for (const [name, make] of Object.entries(ORG_REPOSITORIES)) {
+    Object.defineProperty(Bound.prototype, name, {
+      get(this: Bound) {
+        this.made[name] ??= wrap((make as (db: Database, orgId: string) => object)(db, this.orgId))
+        return this.made[name]
+      },
+    })
+  }
+  return (orgId) => new Bound(orgId) as unknown as OrgRepositories
+}
+
+function repositories(db: Database, wrap: Wrap): Repositories {
+  const system = Object.fromEntries(
+    Object.entries(systemRepositories(db)).map(([name, repository]) => [name, wrap(repository)]),
+  ) as SystemRepositories
+  return { ...system, org: orgBinder(db, wrap) }
 }
 
 /** Every repository over one database. */
 export function createStore(db: Database): Store {
-  const own = db.whenUnlocked ? waitingForLocks(repositories(db), db.whenUnlocked) : repositories(db)
+  const own = repositories(db, outsideTransactions(db))
+  // SQLite hands every transaction the same database: its repositories, and the statements they have
+  // prepared, serve again instead of being made anew for every request-log batch.
+  const inTransaction = new WeakMap<Database, Repositories>()
+  const repositoriesOf = (tx: Database): Repositories => {
+    let found = inTransaction.get(tx)
+    if (!found) {
+      found = repositories(tx, asIs)
+      inTransaction.set(tx, found)
+    }
+    return found
+  }
   return {
     ...own,
     dialect: db.dialect,
     schema: { dialect: db.dialect, tables: db.tables },
-    // SQLite's transaction runs on the database itself: its repositories, and the statements they have
-    // prepared, serve again instead of being made anew for every request-log batch.
-    transaction: (work) => db.transaction((tx) => work(tx === db ? own : repositories(tx))),
+    transaction: (work) => db.transaction((tx) => work(repositoriesOf(tx))),
     ping: async () => {
       await db.query('SELECT 1')
     },

@@ -103,6 +103,8 @@ export interface HarnessOptions {
   log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
   database?: TestDatabase
+  /** GW_MAX_BODY_BYTES. */
+  maxBodyBytes?: number
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -129,6 +131,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     txtResolver: options.txtResolver,
     usersFeature: options.usersFeature,
     globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
+    maxBodyBytes: options.maxBodyBytes,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

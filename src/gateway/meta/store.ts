@@ -1,4 +1,5 @@
 import type Redis from 'ioredis'
+import type { CircuitBreaker } from '../../util/breaker'
 
 /** Spec 2.1: what a finished request reports, in the `gw` frame and through the lookup. */
 export interface GatewayMeta {
@@ -268,5 +269,38 @@ export class RedisMetaStore implements MetaStore {
   async get(requestId: string): Promise<StoredMeta | undefined> {
     const raw = await this.redis.get(`${this.prefix}${requestId.toLowerCase()}`)
     return raw === null ? undefined : (JSON.parse(raw) as StoredMeta)
+  }
+}
+
+/**
+ * Redis while it answers; this instance's own memory while the breaker keeps calls off it. A record
+ * put during an outage stays here for its lifetime, so this instance still answers for it after Redis
+ * is back. A lookup of a request another instance served during the outage finds nothing here and
+ * answers 202 pending, the spec's answer for an id it does not know (4.2), not an error.
+ */
+export class FailoverMetaStore implements MetaStore {
+  constructor(
+    private readonly primary: MetaStore,
+    private readonly fallback: MetaStore,
+    private readonly breaker: CircuitBreaker,
+  ) {}
+
+  get degraded(): boolean {
+    return this.breaker.isOpen
+  }
+
+  put(entry: StoredMeta, ttlSeconds: number): Promise<void> {
+    return this.breaker.run(
+      () => this.primary.put(entry, ttlSeconds),
+      () => this.fallback.put(entry, ttlSeconds),
+    )
+  }
+
+  async get(requestId: string): Promise<StoredMeta | undefined> {
+    const shared = await this.breaker.run(
+      () => this.primary.get(requestId),
+      async () => undefined,
+    )
+    return shared ?? this.fallback.get(requestId)
   }
 }

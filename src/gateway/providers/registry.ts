@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../../errors'
+import { ApiError } from '../../errors'
 import { anthropic } from './anthropic'
 import { openaiCompatible } from './openai-compatible'
 import type { ProviderAdapter, ProviderName } from './provider'
@@ -24,8 +24,7 @@ export interface ResolvedModel {
   model: string
 }
 
-export function resolveModel(requested: unknown): ResolvedModel {
-  if (typeof requested !== 'string' || requested.length === 0) throw badRequest('the request has no "model"')
+export function resolveModel(requested: string): ResolvedModel {
   const slash = requested.indexOf('/')
   if (slash > 0) {
     const name = requested.slice(0, slash)
@@ -36,7 +35,8 @@ export function resolveModel(requested: unknown): ResolvedModel {
   if (!family) {
     throw new ApiError(
       'bad_request',
-      `unknown model "${requested}"; name a known model, or force a provider with "openai/<model>" or "anthropic/<model>"`,
+      `unknown model ${JSON.stringify(requested)}; name a known model, or force a provider with "openai/<model>" or "anthropic/<model>"`,
+      { param: 'model' },
     )
   }
   return { provider: PROVIDERS[family.provider], model: requested }

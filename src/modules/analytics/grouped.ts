@@ -151,7 +151,7 @@ export class GroupedViews {
   }
 
   private async hiddenKeys(principal: Principal): Promise<Set<string>> {
-    return new Set((await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => p.key))
+    return new Set((await this.store.org(principal.orgId).savedViews.hiddenProperties()).map((p) => p.key))
   }
 
   private where(principal: Principal, input: WindowInput, extra?: (t: Requests) => SQL | undefined): SQL {

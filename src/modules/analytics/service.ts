@@ -47,7 +47,7 @@ export class AnalyticsService {
   /** Scores given to the window's requests, by name (`dashboard/scores/query`). */
   async scores(principal: Principal, input: WindowInput) {
     const window = parseWindow(input, this.now())
-    const stats = await this.store.annotations.scoreStats(this.where(principal, input.filter, window), 0)
+    const stats = await this.store.org(principal.orgId).annotations.scoreStats(this.where(principal, input.filter, window), 0)
     return stats.map(({ passed: _passed, ...rest }) => rest).sort((a, b) => a.name.localeCompare(b.name))
   }
 
@@ -55,7 +55,9 @@ export class AnalyticsService {
   async verdicts(principal: Principal, input: WindowInput & { threshold?: number }) {
     const window = parseWindow(input, this.now())
     const threshold = input.threshold ?? 0.5
-    const stats = await this.store.annotations.scoreStats(this.where(principal, input.filter, window), threshold)
+    const stats = await this.store
+      .org(principal.orgId)
+      .annotations.scoreStats(this.where(principal, input.filter, window), threshold)
     return stats
       .map((s) => ({
         name: s.name,

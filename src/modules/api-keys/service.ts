@@ -2,7 +2,7 @@ import type { Authenticator } from '../../auth/authenticator'
 import type { CredentialIssuer } from '../../auth/issuer'
 import type { Principal } from '../../auth/principal'
 import { CAPABILITY_SCOPES, validateScopes } from '../../auth/scopes'
-import { badRequest, notFound } from '../../errors'
+import { badRequest, notFound, nothingToChange } from '../../errors'
 import type { ApiKeyRecord } from '../../store/repositories/credentials'
 import type { Store } from '../../store/store'
 
@@ -41,7 +41,7 @@ export class ApiKeysService {
   ) {}
 
   async list(principal: Principal) {
-    return (await this.store.apiKeys.listForOrg(principal.orgId)).map(view)
+    return (await this.store.org(principal.orgId).apiKeys.list()).map(view)
   }
 
   /** Creates a key; the answer is the only time its secret is shown. */
@@ -51,12 +51,12 @@ export class ApiKeysService {
 
   /** A proxy key: a gw key that reaches one provider key of the organisation, and nothing else. */
   async createProxy(principal: Principal, input: KeyInput & { providerKeyId: string }) {
-    if (!(await this.store.providerKeys.get(principal.orgId, input.providerKeyId))) throw notFound('provider key')
+    if (!(await this.store.org(principal.orgId).providerKeys.get(input.providerKeyId))) throw notFound('provider key')
     return this.issue(principal, input, input.providerKeyId)
   }
 
   async setProxyScopes(principal: Principal, id: string, scopes: string[]) {
-    const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
+    const existing = await this.store.org(principal.orgId).apiKeys.get(id)
     if (!existing || existing.providerKeyId === null) throw notFound('proxy key')
     return this.setScopes(principal, id, scopes)
   }
@@ -65,15 +65,15 @@ export class ApiKeysService {
     const scopes = validateScopes(input.scopes ?? [])
     const expiresAt = futureDate(input.expiresAt, this.now()) ?? null
     return this.store.transaction(async (tx) => {
-      const issued = await this.issuer.apiKey(tx, {
-        orgId: principal.orgId,
+      const org = tx.org(principal.orgId)
+      const issued = await this.issuer.apiKey(org, {
         name: input.name,
         scopes,
         createdByUserId: principal.userId ?? null,
         expiresAt,
         providerKeyId,
       })
-      const stored = await tx.apiKeys.getInOrg(principal.orgId, issued.apiKeyId)
+      const stored = await org.apiKeys.get(issued.apiKeyId)
       if (!stored) throw new Error('the key just created is missing')
       return { ...view(stored), key: issued.apiKey }
     })
@@ -84,6 +84,7 @@ export class ApiKeysService {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.expiresAt !== undefined ? { expiresAt: futureDate(input.expiresAt, this.now()) ?? null } : {}),
     }
+    if (Object.keys(change).length === 0) throw nothingToChange('name, expiresAt')
     return this.change(principal, id, change)
   }
 
@@ -93,7 +94,7 @@ export class ApiKeysService {
 
   /** Revokes at once here, and within a second on every other instance (their credential caches lapse). */
   async revoke(principal: Principal, id: string) {
-    const existing = await this.store.apiKeys.getInOrg(principal.orgId, id)
+    const existing = await this.store.org(principal.orgId).apiKeys.get(id)
     if (!existing) throw notFound('API key')
     if (existing.revokedAt !== null) return view(existing)
     return this.change(principal, id, { revokedAt: new Date(this.now()) })
@@ -113,7 +114,7 @@ export class ApiKeysService {
     id: string,
     change: Partial<Pick<ApiKeyRecord, 'name' | 'expiresAt' | 'scopes' | 'revokedAt'>>,
   ) {
-    const updated = await this.store.apiKeys.updateInOrg(principal.orgId, id, change)
+    const updated = await this.store.org(principal.orgId).apiKeys.update(id, change)
     if (!updated) throw notFound('API key')
     await this.authenticator.forgetKey(id)
     return view(updated)
@@ -125,7 +126,7 @@ export class McpConnectionsView {
   constructor(private readonly store: Store) {}
 
   async connections(orgId: string) {
-    return (await this.store.mcpConnections.listForOrg(orgId)).map((c) => ({
+    return (await this.store.org(orgId).mcpConnections.list()).map((c) => ({
       id: c.id,
       userId: c.userId,
       client: c.client,
@@ -136,7 +137,7 @@ export class McpConnectionsView {
   }
 
   async upstream(orgId: string) {
-    return (await this.store.mcpConnections.listUpstreamForOrg(orgId)).map((c) => ({
+    return (await this.store.org(orgId).mcpConnections.listUpstream()).map((c) => ({
       id: c.id,
       userId: c.userId,
       serverUrl: c.serverUrl,

@@ -1,22 +1,48 @@
 import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
-import type { AuditEntry } from '../../store/repositories/audit'
-import type { Store } from '../../store/store'
+import type { Logger } from '../../log'
+import type { AuditEntry, AuditFilterQuery } from '../../store/repositories/audit'
+import type { OrgRepositories, Store } from '../../store/store'
 import { csvRow } from './csv'
+import { textStream } from './stream'
 
 export interface AuditFilter {
   action?: string
   actorId?: string
   from?: string
   to?: string
+}
+
+export interface AuditPageFilter extends AuditFilter {
   cursor?: string
   limit?: number
 }
 
 export const DEFAULT_PAGE = 100
 export const MAX_PAGE = 1_000
-/** An export is paged through internally; past this many rows it stops and says so in its last line. */
-export const MAX_EXPORT_ROWS = 100_000
+
+const DAY_MS = 86_400_000
+
+/** What bounds one CSV export; see docs/decisions.md, "Audit log (reading it)". */
+export interface ExportLimits {
+  /** More matching entries than this and the export is refused before it starts. */
+  readonly maxRows: number
+  /** The longest from..to an export may cover. */
+  readonly maxDays: number
+  /** The window when the caller names no `from`: this many days up to `to`. */
+  readonly defaultDays: number
+  /** Entries read per database query, and written per chunk. */
+  readonly pageSize: number
+}
+
+export const EXPORT_LIMITS: ExportLimits = { maxRows: 100_000, maxDays: 366, defaultDays: 30, pageSize: 1_000 }
+
+export interface AuditExport {
+  /** The window the export covers, defaults applied: the caller may not have named it. */
+  from: Date
+  to: Date
+  body: ReadableStream<Uint8Array>
+}
 
 const view = (e: AuditEntry) => ({
   id: e.id,
@@ -32,14 +58,28 @@ const view = (e: AuditEntry) => ({
 
 const CSV_COLUMNS = ['id', 'created_at', 'actor_id', 'principal_kind', 'action', 'target', 'source_ip', 'outcome', 'detail']
 
-/** The cursor is the last entry of a page: its time and id, opaque to the caller. */
-const encodeCursor = (e: AuditEntry) => Buffer.from(`${e.createdAt.getTime()}|${e.id}`).toString('base64url')
+const csvLine = (e: AuditEntry): string =>
+  csvRow([
+    e.id,
+    e.createdAt.toISOString(),
+    e.actorId,
+    e.principalKind,
+    e.action,
+    e.target,
+    e.sourceIp,
+    e.outcome,
+    e.detail ? JSON.stringify(e.detail) : null,
+  ])
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [time, id] = Buffer.from(cursor, 'base64url').toString().split('|')
-  const createdAt = new Date(Number(time))
-  if (!id || Number.isNaN(createdAt.getTime())) throw badRequest('cursor is not one this API returned')
-  return { createdAt, id }
+type Position = { createdAt: Date; id: string }
+
+/** The cursor is the last entry of a page: its time and id, opaque to the caller. */
+const encodeCursor = (e: Position) => Buffer.from(`${e.createdAt.getTime()}|${e.id}`).toString('base64url')
+
+function decodeCursor(cursor: string): Position {
+  const [time = '', id] = Buffer.from(cursor, 'base64url').toString().split('|')
+  if (!id || !/^\d+$/.test(time)) throw badRequest('cursor is not one this API returned')
+  return { createdAt: new Date(Number(time)), id }
 }
 
 function date(value: string | undefined, name: string): Date | undefined {
@@ -49,57 +89,90 @@ function date(value: string | undefined, name: string): Date | undefined {
   return parsed
 }
 
-export class AuditService {
-  constructor(private readonly store: Store) {}
+function range(filter: AuditFilter): { from?: Date; to?: Date } {
+  const from = date(filter.from, 'from')
+  const to = date(filter.to, 'to')
+  if (from && to && from > to) throw badRequest('from must not be later than to')
+  return { from, to }
+}
 
-  async page(principal: Principal, filter: AuditFilter) {
+export class AuditService {
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+    private readonly limits: ExportLimits = EXPORT_LIMITS,
+  ) {}
+
+  /** One page, newest first. A page is the bound here: at most MAX_PAGE entries, however long the range. */
+  async page(principal: Principal, filter: AuditPageFilter) {
     const limit = filter.limit ?? DEFAULT_PAGE
-    const entries = await this.store.audit.query({ ...this.query(principal, filter), limit: limit + 1 })
+    const entries = await this.store.org(principal.orgId).audit.query({
+      ...filterQuery(filter),
+      ...range(filter),
+      before: filter.cursor ? decodeCursor(filter.cursor) : undefined,
+      limit: limit + 1,
+    })
     const page = entries.slice(0, limit)
     const last = page.at(-1)
     return { entries: page.map(view), nextCursor: entries.length > limit && last ? encodeCursor(last) : null }
   }
 
-  /** The whole filtered log as CSV, newest first, read a page at a time. */
-  async *csv(principal: Principal, filter: AuditFilter): AsyncGenerator<string> {
-    yield csvRow(CSV_COLUMNS)
-    let before = filter.cursor ? decodeCursor(filter.cursor) : undefined
-    let rows = 0
-    while (rows < MAX_EXPORT_ROWS) {
-      const entries = await this.store.audit.query({
-        ...this.query(principal, filter),
-        before,
-        limit: Math.min(MAX_PAGE, MAX_EXPORT_ROWS - rows),
+  /**
+   * The filtered log of a bounded window as CSV, newest first, streamed a page at a time. Everything
+   * that can be refused is refused here, before the first byte, as a 400: an export is either whole
+   * or refused, never cut short with a status that says it succeeded.
+   */
+  async export(principal: Principal, filter: AuditFilter): Promise<AuditExport> {
+    const asked = range(filter)
+    const to = asked.to ?? new Date(this.now())
+    const from = asked.from ?? new Date(to.getTime() - this.limits.defaultDays * DAY_MS)
+    if (from > to) throw badRequest('from must not be later than to (now, when to is not given)')
+    if (to.getTime() - from.getTime() > this.limits.maxDays * DAY_MS)
+      throw badRequest(`from and to may be at most ${this.limits.maxDays} days apart in one export; export the range in parts`, {
+        maxDays: this.limits.maxDays,
       })
-      for (const e of entries) {
-        yield csvRow([
-          e.id,
-          e.createdAt.toISOString(),
-          e.actorId,
-          e.principalKind,
-          e.action,
-          e.target,
-          e.sourceIp,
-          e.outcome,
-          e.detail ? JSON.stringify(e.detail) : null,
-        ])
-      }
-      rows += entries.length
-      const last = entries.at(-1)
-      if (entries.length < MAX_PAGE || !last) return
-      before = { createdAt: last.createdAt, id: last.id }
-    }
-    yield csvRow([`# export stopped at ${MAX_EXPORT_ROWS} rows; narrow it with from/to`])
+    const audit = this.store.org(principal.orgId).audit
+    const query = { ...filterQuery(filter), from, to }
+    const found = await audit.countUpTo(query, this.limits.maxRows + 1)
+    if (found > this.limits.maxRows)
+      throw badRequest(
+        `more than ${this.limits.maxRows} entries match from ${from.toISOString()} to ${to.toISOString()}, the most one export holds; narrow from and to, or filter by action or actorId`,
+        { maxRows: this.limits.maxRows },
+      )
+    const written = { rows: 0 }
+    const body = textStream(this.csv(audit, query, written), (error) =>
+      this.log.error('audit export failed after it had begun; the download was cut', {
+        orgId: principal.orgId,
+        rowsWritten: written.rows,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    )
+    return { from, to, body }
   }
 
-  private query(principal: Principal, filter: AuditFilter) {
-    return {
-      orgId: principal.orgId,
-      action: filter.action,
-      actorId: filter.actorId,
-      from: date(filter.from, 'from'),
-      to: date(filter.to, 'to'),
-      before: filter.cursor ? decodeCursor(filter.cursor) : undefined,
+  /**
+   * One chunk per page. The pages run newest first from a fixed `to`, so an entry written while the
+   * export runs is newer than the cursor and does not join it: the export stays the size that was
+   * counted (give or take those written between the count and the first page), however slowly the
+   * client reads.
+   */
+  private async *csv(
+    audit: OrgRepositories['audit'],
+    query: AuditFilterQuery,
+    written: { rows: number },
+  ): AsyncGenerator<string> {
+    yield csvRow(CSV_COLUMNS)
+    let before: Position | undefined
+    for (;;) {
+      const entries = await audit.query({ ...query, before, limit: this.limits.pageSize })
+      written.rows += entries.length
+      if (entries.length > 0) yield entries.map(csvLine).join('')
+      const last = entries.at(-1)
+      if (entries.length < this.limits.pageSize || !last) return
+      before = { createdAt: last.createdAt, id: last.id }
     }
   }
 }
+
+const filterQuery = (filter: AuditFilter): AuditFilterQuery => ({ action: filter.action, actorId: filter.actorId })

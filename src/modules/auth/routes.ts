@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
+import { parseManagementBody } from '../../http/body'
 import { bearerToken, sourceIp } from '../../http/request-info'
 import { AcceptInviteBody, LoginBody, LoginResult } from './model'
 import type { AuthService } from './service'
@@ -12,6 +13,7 @@ export const authRoutes = (authz: Authz, auth: AuthService) =>
       '/v1/auth/login',
       async ({ body, request, server }) => ({ data: await auth.login(body, sourceIp(server, request)), error: null }),
       {
+        parse: parseManagementBody,
         body: LoginBody,
         response: { 200: LoginResult },
         detail: { summary: 'Log in with email and password; returns a session token (shown once)' },
@@ -24,6 +26,7 @@ export const authRoutes = (authz: Authz, auth: AuthService) =>
         error: null,
       }),
       {
+        parse: parseManagementBody,
         body: AcceptInviteBody,
         detail: { summary: 'Set a password with a one-time invite token; returns a session (shown once)' },
       },

@@ -25,7 +25,7 @@ export class AuthService {
   /** Turns a one-time invite into a password and a session; a used, expired or wrong token is 401. */
   async acceptInvite(token: string, password: string, sourceIp: string | null) {
     const credential = parseCredential(token)
-    const invite = credential?.kind === 'invite' ? await this.store.invites.get(credential.id) : undefined
+    const invite = credential?.kind === 'invite' ? await this.store.inviteTokens.get(credential.id) : undefined
     const valid =
       credential !== undefined &&
       invite !== undefined &&
@@ -33,15 +33,16 @@ export class AuthService {
       invite.usedAt === null &&
       invite.expiresAt.getTime() > this.now()
     if (!valid || !invite) throw unauthorized('the invite is unknown, used or expired')
-    if (!(await this.store.memberships.get(invite.orgId, invite.userId)))
+    if (!(await this.store.org(invite.orgId).memberships.get(invite.userId)))
       throw unauthorized('the invite is unknown, used or expired')
     const passwordHash = await hashPassword(password)
     const session = await this.store.transaction(async (tx) => {
-      if (!(await tx.invites.consume(invite.id, new Date(this.now()))))
+      if (!(await tx.inviteTokens.consume(invite.id, new Date(this.now()))))
         throw unauthorized('the invite is unknown, used or expired')
       await tx.users.setPasswordHash(invite.userId, passwordHash)
-      const issued = await this.issuer.session(tx, invite.userId, invite.orgId)
-      await tx.audit.append(
+      const org = tx.org(invite.orgId)
+      const issued = await this.issuer.session(org, invite.userId)
+      await org.audit.append(
         auditEntry({ kind: 'session', id: invite.userId, orgId: invite.orgId }, 'auth.accept_invite', `user:${invite.userId}`, {
           sourceIp,
         }),
@@ -61,7 +62,7 @@ export class AuthService {
     const passwordOk = await verifyPassword(input.password, user?.passwordHash ?? null)
     if (!user || !passwordOk) throw unauthorized('the email or the password is wrong')
 
-    const memberships = await this.store.memberships.listForUser(user.id)
+    const memberships = await this.store.userMemberships.listForUser(user.id)
     const membership =
       input.orgId !== undefined
         ? memberships.find((m) => m.orgId === input.orgId)
@@ -74,11 +75,12 @@ export class AuthService {
       throw badRequest('this user belongs to several organizations; pass orgId', { orgIds: memberships.map((m) => m.orgId) })
     }
 
-    if ((await this.store.sso.get(membership.orgId))?.enforced) {
+    const org = this.store.org(membership.orgId)
+    if ((await org.sso.get())?.enforced) {
       throw forbidden('this organization requires single sign-on; password login is off for its members')
     }
-    const session = await this.issuer.session(this.store, user.id, membership.orgId)
-    await this.store.audit.append(
+    const session = await this.issuer.session(org, user.id)
+    await org.audit.append(
       auditEntry({ kind: 'session', id: user.id, orgId: membership.orgId }, 'auth.login', `session:${session.sessionId}`, {
         sourceIp,
       }),
@@ -96,7 +98,7 @@ export class AuthService {
     if (principal.kind !== 'session' || principal.sessionId === undefined) {
       throw badRequest('only a session can log out; revoke an API key with DELETE /v1/api-keys/{apiKeyId}')
     }
-    await this.store.sessions.revoke(principal.sessionId, new Date())
+    await this.store.credentials.revokeSession(principal.sessionId, new Date())
     await this.authenticator.forget(token)
   }
 }

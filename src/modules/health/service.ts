@@ -2,11 +2,18 @@ import { VERSION } from '../../version'
 
 export type ComponentState = 'ok' | 'degraded' | 'down' | 'not_configured'
 
+/** The request log's queue as the health check sees it (the gateway's RequestLog answers this). */
+export interface RequestLogGauge {
+  snapshot(): { queued: number; oldestQueuedMs: number; setAside: number; dropped: number; failedFlushes: number }
+}
+
 export interface HealthReport {
   status: 'ok' | 'degraded' | 'down'
   version: string
   uptimeSeconds: number
   components: Record<string, ComponentState>
+  /** Records waiting to be written, how long the oldest has waited, and the ones set aside or dropped so far. */
+  requestLog?: { queued: number; oldestQueuedSeconds: number; setAside: number; dropped: number; failedWrites: number }
 }
 
 /** A component is checked by a probe that resolves when healthy; `required` ones take the server down with them. */
@@ -17,6 +24,11 @@ export interface HealthProbe {
 }
 
 const PROBE_TIMEOUT_MS = 2_000
+/**
+ * Records are written within a batch interval (50 ms) when all is well; one that has waited this long
+ * means the database is away or slow, and the operator should know before the queue fills.
+ */
+export const REQUEST_LOG_LAG_MS = 5_000
 
 async function run(probe: HealthProbe): Promise<ComponentState> {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -31,20 +43,44 @@ async function run(probe: HealthProbe): Promise<ComponentState> {
 }
 
 export class HealthService {
-  private readonly startedAt = Date.now()
+  private readonly startedAt: number
 
-  constructor(private readonly probes: readonly HealthProbe[]) {}
+  constructor(
+    private readonly probes: readonly HealthProbe[],
+    private readonly requestLog?: RequestLogGauge,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now()
+  }
 
   async report(): Promise<HealthReport> {
     const states = await Promise.all(this.probes.map(run))
-    const components: Record<string, ComponentState> = {}
-    let status: HealthReport['status'] = 'ok'
-    this.probes.forEach((probe, i) => {
-      const state = states[i] ?? 'down'
-      components[probe.name] = state
-      if (state === 'down' && probe.required) status = 'down'
-      else if ((state === 'down' || state === 'degraded') && status === 'ok') status = 'degraded'
-    })
-    return { status, version: VERSION, uptimeSeconds: Math.floor((Date.now() - this.startedAt) / 1000), components }
+    const checked = this.probes.map((probe, i) => ({ name: probe.name, required: probe.required, state: states[i] ?? 'down' }))
+    let requestLog: HealthReport['requestLog']
+    if (this.requestLog) {
+      const log = this.requestLog.snapshot()
+      // A stalled log still serves calls (records wait in memory): it degrades the server, never downs it.
+      checked.push({ name: 'request_log', required: false, state: log.oldestQueuedMs > REQUEST_LOG_LAG_MS ? 'degraded' : 'ok' })
+      requestLog = {
+        queued: log.queued,
+        oldestQueuedSeconds: Math.floor(log.oldestQueuedMs / 1000),
+        setAside: log.setAside,
+        dropped: log.dropped,
+        failedWrites: log.failedFlushes,
+      }
+    }
+    const unwell = (c: (typeof checked)[number]) => c.state === 'down' || c.state === 'degraded'
+    const status: HealthReport['status'] = checked.some((c) => c.required && c.state === 'down')
+      ? 'down'
+      : checked.some(unwell)
+        ? 'degraded'
+        : 'ok'
+    return {
+      status,
+      version: VERSION,
+      uptimeSeconds: Math.floor((this.now() - this.startedAt) / 1000),
+      components: Object.fromEntries(checked.map((c) => [c.name, c.state])),
+      ...(requestLog ? { requestLog } : {}),
+    }
   }
 }

@@ -6,7 +6,7 @@ import { hashPassword } from '../../auth/passwords'
 import { isBuiltInRole } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
 import { badRequest, conflict, forbidden, notFound } from '../../errors'
-import type { Store } from '../../store/store'
+import type { OrgRepositories, Store } from '../../store/store'
 
 export interface AddMemberInput {
   orgId: string
@@ -16,10 +16,10 @@ export interface AddMemberInput {
 }
 
 /** The roles `add_member` and `update_member` may give: never `owner`, which moves only by transfer. */
-async function assignableRole(store: Store, orgId: string, role: string): Promise<string> {
+async function assignableRole(org: OrgRepositories, role: string): Promise<string> {
   if (role === 'owner') throw badRequest('ownership moves only by transfer (POST /v1/organization/{id}/update_owner)')
   if (isBuiltInRole(role)) return role
-  const custom = await store.roles.get(orgId, role)
+  const custom = await org.roles.get(role)
   if (!custom || custom.archivedAt !== null)
     throw badRequest(`role ${role} is not admin, member or a custom role of this organization`)
   return role
@@ -37,14 +37,14 @@ export class MembersService {
    * invite token, shown once, that POST /v1/auth/accept-invite turns into a password and a session.
    */
   async invite(principal: Principal, input: { email: string; role: string }) {
-    const role = await assignableRole(this.store, principal.orgId, input.role)
+    const role = await assignableRole(this.store.org(principal.orgId), input.role)
     return this.store.transaction(async (tx) => {
+      const org = tx.org(principal.orgId)
       const userId = await userForEmail(tx, input.email)
-      if (await tx.memberships.get(principal.orgId, userId))
-        throw conflict(`${input.email} is already a member of this organization`)
-      await tx.memberships.add({ orgId: principal.orgId, userId, role, createdAt: new Date() })
+      if (await org.memberships.get(userId)) throw conflict(`${input.email} is already a member of this organization`)
+      await org.memberships.add({ userId, role, createdAt: new Date() })
       const user = await tx.users.get(userId)
-      const invite = user?.passwordHash ? undefined : await this.issuer.invite(tx, userId, principal.orgId)
+      const invite = user?.passwordHash ? undefined : await this.issuer.invite(org, userId)
       return {
         id: userId,
         userId,
@@ -56,21 +56,23 @@ export class MembersService {
 
   /** `update_member`: a new role, in force on the member's next request. */
   async updateRole(principal: Principal, input: { userId: string; role: string }) {
+    const org = this.store.org(principal.orgId)
     await this.guard(principal, input.userId, 'change the role of')
-    const role = await assignableRole(this.store, principal.orgId, input.role)
-    await this.store.memberships.setRole(principal.orgId, input.userId, role)
-    await this.authenticator.forgetSessions(await this.store.sessions.listLiveInOrg(principal.orgId, input.userId))
+    const role = await assignableRole(org, input.role)
+    await org.memberships.setRole(input.userId, role)
+    await this.authenticator.forgetSessions(await org.sessions.listLiveOf(input.userId))
     return { id: input.userId, userId: input.userId, role }
   }
 
   /** `remove_member`: the membership goes, and every session the person had here ends at once. */
   async remove(principal: Principal, userId: string) {
-    const target = await this.store.memberships.get(principal.orgId, userId)
+    const target = await this.store.org(principal.orgId).memberships.get(userId)
     if (!target) throw notFound('member')
     if (target.role === 'owner') throw forbidden('the Owner cannot be removed; transfer ownership first')
     const ended = await this.store.transaction(async (tx) => {
-      await tx.memberships.remove(principal.orgId, userId)
-      return tx.sessions.revokeAllInOrg(principal.orgId, userId, new Date())
+      const org = tx.org(principal.orgId)
+      await org.memberships.remove(userId)
+      return org.sessions.revokeAllOf(userId, new Date())
     })
     await this.authenticator.forgetSessions(ended)
     return { id: userId, userId, removed: true }
@@ -78,7 +80,7 @@ export class MembersService {
 
   /** The invariants of spec 2.4 that concern one member: no one changes their own role; the Owner's moves only by transfer. */
   private async guard(principal: Principal, userId: string, what: string): Promise<void> {
-    const target = await this.store.memberships.get(principal.orgId, userId)
+    const target = await this.store.org(principal.orgId).memberships.get(userId)
     if (!target) throw notFound('member')
     if (principal.userId === userId) throw forbidden(`nobody can ${what} themselves`)
     if (target.role === 'owner') throw forbidden(`nobody can ${what} the Owner; ownership moves only by transfer`)
@@ -86,24 +88,26 @@ export class MembersService {
 
   /** Adds a person to an organisation with a role and opens a session for them (the CLI's `member add`). */
   async add(input: AddMemberInput): Promise<{ userId: string; sessionToken: string }> {
-    const org = await this.store.organizations.get(input.orgId)
-    if (!org) throw notFound('organization')
+    if (!(await this.store.organizations.get(input.orgId))) throw notFound('organization')
+    const org = this.store.org(input.orgId)
     // The CLI may seat an Owner, but only where there is none: there is exactly one (spec 2.4).
     if (input.role === 'owner') {
-      if (await this.store.memberships.ownerOf(org.id))
-        throw conflict('the organization already has an owner; ownership moves only by transfer')
+      if (await org.memberships.owner()) throw conflict('the organization already has an owner; ownership moves only by transfer')
     } else {
-      await assignableRole(this.store, org.id, input.role)
+      await assignableRole(org, input.role)
     }
     const passwordHash = input.password ? await hashPassword(input.password) : undefined
     return this.store.transaction(async (tx) => {
+      const within = tx.org(input.orgId)
       const userId = await userForEmail(tx, input.email)
-      if (await tx.memberships.get(org.id, userId)) throw conflict(`${input.email} is already a member of this organization`)
+      if (await within.memberships.get(userId)) throw conflict(`${input.email} is already a member of this organization`)
       if (passwordHash) await tx.users.setPasswordHash(userId, passwordHash)
-      await tx.memberships.add({ orgId: org.id, userId, role: input.role, createdAt: new Date() })
-      const session = await this.issuer.session(tx, userId, org.id)
-      await tx.audit.append(
-        auditEntry({ kind: 'cli', id: null, orgId: org.id }, 'member.add', `user:${userId}`, { detail: { role: input.role } }),
+      await within.memberships.add({ userId, role: input.role, createdAt: new Date() })
+      const session = await this.issuer.session(within, userId)
+      await within.audit.append(
+        auditEntry({ kind: 'cli', id: null, orgId: input.orgId }, 'member.add', `user:${userId}`, {
+          detail: { role: input.role },
+        }),
       )
       return { userId, sessionToken: session.sessionToken }
     })

@@ -38,10 +38,11 @@ export class OrganizationService {
       await tx.organizations.create({ id: orgId, name: input.orgName, tier: input.tier, creditBalanceNano: 0, createdAt: now })
       const userId = await userForEmail(tx, input.email)
       if (passwordHash) await tx.users.setPasswordHash(userId, passwordHash)
-      await tx.memberships.add({ orgId, userId, role: 'owner', createdAt: now })
-      const key = await this.issuer.apiKey(tx, { orgId, name: 'bootstrap', scopes: [], createdByUserId: userId })
-      const session = await this.issuer.session(tx, userId, orgId)
-      await tx.audit.append(
+      const org = tx.org(orgId)
+      await org.memberships.add({ userId, role: 'owner', createdAt: now })
+      const key = await this.issuer.apiKey(org, { name: 'bootstrap', scopes: [], createdByUserId: userId })
+      const session = await this.issuer.session(org, userId)
+      await org.audit.append(
         auditEntry({ kind: 'cli', id: userId, orgId }, 'organization.bootstrap', `organization:${orgId}`, {
           detail: { tier: input.tier, apiKeyPrefix: key.prefix },
         }),
@@ -54,9 +55,9 @@ export class OrganizationService {
   async addCredits(orgId: string, usd: number): Promise<{ orgId: string; creditsRemaining: number }> {
     const balance = await this.store.organizations.addCredits(orgId, Math.round(usd * 1e9))
     if (balance === undefined) throw notFound('organization')
-    await this.store.audit.append(
-      auditEntry({ kind: 'cli', id: null, orgId }, 'credits.add', `organization:${orgId}`, { detail: { usd } }),
-    )
+    await this.store
+      .org(orgId)
+      .audit.append(auditEntry({ kind: 'cli', id: null, orgId }, 'credits.add', `organization:${orgId}`, { detail: { usd } }))
     return { orgId, creditsRemaining: balance / 1e9 }
   }
 

@@ -31,7 +31,12 @@ export class OrganizationSettingsService implements BodyPolicySource {
 
   async get(principal: Principal) {
     const org = await this.store.organizations.get(principal.orgId)
-    return { id: principal.orgId, name: org?.name, tier: org?.tier, ...view(await this.store.settings.get(principal.orgId)) }
+    return {
+      id: principal.orgId,
+      name: org?.name,
+      tier: org?.tier,
+      ...view(await this.store.org(principal.orgId).settings.get()),
+    }
   }
 
   async rename(principal: Principal, name: string) {
@@ -40,21 +45,21 @@ export class OrganizationSettingsService implements BodyPolicySource {
   }
 
   async startOnboarding(principal: Principal, data: Record<string, unknown> = {}) {
-    await this.store.settings.update(principal.orgId, {
+    await this.store.org(principal.orgId).settings.update({
       onboarding: { ...data, status: 'in_progress', startedAt: new Date(this.now()).toISOString() },
     })
     return this.get(principal)
   }
 
   async updateOnboarding(principal: Principal, input: { step?: string; completed?: boolean; data?: Record<string, unknown> }) {
-    const current = (await this.store.settings.get(principal.orgId)).onboarding ?? {}
+    const current = (await this.store.org(principal.orgId).settings.get()).onboarding ?? {}
     const onboarding = {
       ...current,
       ...(input.data ?? {}),
       ...(input.step !== undefined ? { step: input.step } : {}),
       ...(input.completed ? { status: 'completed', completedAt: new Date(this.now()).toISOString() } : {}),
     }
-    await this.store.settings.update(principal.orgId, { onboarding })
+    await this.store.org(principal.orgId).settings.update({ onboarding })
     return this.get(principal)
   }
 
@@ -62,7 +67,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
   async acceptTerms(principal: Principal, version: string) {
     if (principal.kind !== 'session' || principal.userId === undefined)
       throw badRequest('terms are accepted by a person, with a session')
-    await this.store.settings.update(principal.orgId, {
+    await this.store.org(principal.orgId).settings.update({
       termsAcceptedAt: new Date(this.now()),
       termsAcceptedBy: principal.userId,
       termsVersion: version,
@@ -72,7 +77,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
 
   async setBodyRetention(principal: Principal, input: { mode: 'none' | 'days'; days?: number }) {
     if (input.mode === 'days' && input.days === undefined) throw badRequest('mode "days" needs days (1 to 3650)')
-    await this.store.settings.update(principal.orgId, {
+    await this.store.org(principal.orgId).settings.update({
       bodyRetentionDays: input.mode === 'none' ? null : (input.days as number),
     })
     this.policies.delete(principal.orgId)
@@ -80,7 +85,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
   }
 
   async setPiiRedaction(principal: Principal, redact: boolean) {
-    await this.store.settings.update(principal.orgId, { piiRedaction: redact })
+    await this.store.org(principal.orgId).settings.update({ piiRedaction: redact })
     this.policies.delete(principal.orgId)
     return this.get(principal)
   }
@@ -89,7 +94,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
   async bodyPolicy(orgId: string): Promise<BodyPolicy> {
     const cached = this.policies.get(orgId)
     if (cached) return cached
-    const settings = await this.store.settings.get(orgId)
+    const settings = await this.store.org(orgId).settings.get()
     const policy = { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction }
     this.policies.set(orgId, policy)
     return policy
@@ -99,9 +104,10 @@ export class OrganizationSettingsService implements BodyPolicySource {
   async applyRetention(): Promise<number> {
     let deleted = 0
     for (const orgId of await this.store.organizations.listIds()) {
-      const days = (await this.store.settings.get(orgId)).bodyRetentionDays
+      const settings = this.store.org(orgId).settings
+      const days = (await settings.get()).bodyRetentionDays
       const cutoff = days === null ? new Date(this.now() + DAY_MS) : new Date(this.now() - days * DAY_MS)
-      deleted += await this.store.settings.deleteBodiesBefore(orgId, cutoff)
+      deleted += await settings.deleteBodiesBefore(cutoff)
     }
     return deleted
   }

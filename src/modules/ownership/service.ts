@@ -14,13 +14,13 @@ export class OwnershipService {
   async transfer(principal: Principal, userId: string) {
     if (principal.userId === undefined) throw badRequest('ownership is transferred by the Owner in person, with a session')
     if (userId === principal.userId) throw badRequest('you already own this organization')
-    if (!(await this.store.memberships.get(principal.orgId, userId))) throw notFound('member')
+    if (!(await this.store.org(principal.orgId).memberships.get(userId))) throw notFound('member')
     await this.store.transaction(async (tx) => {
-      await tx.memberships.setRole(principal.orgId, principal.userId as string, 'admin')
-      await tx.memberships.setRole(principal.orgId, userId, 'owner')
+      await tx.org(principal.orgId).memberships.setRole(principal.userId as string, 'admin')
+      await tx.org(principal.orgId).memberships.setRole(userId, 'owner')
     })
     for (const user of [principal.userId, userId]) {
-      await this.authenticator.forgetSessions(await this.store.sessions.listLiveInOrg(principal.orgId, user))
+      await this.authenticator.forgetSessions(await this.store.org(principal.orgId).sessions.listLiveOf(user))
     }
     return { id: userId, ownerId: userId, previousOwnerId: principal.userId }
   }
@@ -31,8 +31,8 @@ export class OwnershipService {
    */
   async deleteOrganization(principal: Principal) {
     const orgId = principal.orgId
-    const keyIds = (await this.store.apiKeys.listForOrg(orgId)).map((k) => k.id)
-    const sessionIds = await this.store.sessions.listIdsForOrg(orgId)
+    const keyIds = (await this.store.org(orgId).apiKeys.list()).map((k) => k.id)
+    const sessionIds = await this.store.org(orgId).sessions.listIds()
     if (!(await this.store.transaction((tx) => tx.organizations.deleteWithData(orgId)))) throw notFound('organization')
     await this.authenticator.forgetKeys(keyIds)
     await this.authenticator.forgetSessions(sessionIds)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
-import { notFound } from '../../errors'
+import { notFound, nothingToChange } from '../../errors'
 import type { OrgKeySource, OrgProviderKey, ProviderName } from '../../gateway/providers/provider'
 import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
 import type { Store } from '../../store/store'
@@ -36,11 +36,11 @@ export class ProviderKeysService implements OrgKeySource {
   }
 
   async list(principal: Principal) {
-    return (await this.store.providerKeys.list(principal.orgId)).map(view)
+    return (await this.store.org(principal.orgId).providerKeys.list()).map(view)
   }
 
   async get(principal: Principal, id: string) {
-    const key = await this.store.providerKeys.get(principal.orgId, id)
+    const key = await this.store.org(principal.orgId).providerKeys.get(id)
     if (!key) throw notFound('provider key')
     return view(key)
   }
@@ -59,12 +59,14 @@ export class ProviderKeysService implements OrgKeySource {
       createdAt: now,
       updatedAt: now,
     }
-    await this.store.providerKeys.create(key)
+    await this.store.org(principal.orgId).providerKeys.create(key)
     this.cache.delete(`${principal.orgId}:${key.provider}`)
     return view(key)
   }
 
   async update(principal: Principal, id: string, input: { name?: string; secret?: string; baseUrl?: string | null }) {
+    if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined)
+      throw nothingToChange('name, secret, baseUrl')
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
@@ -76,7 +78,7 @@ export class ProviderKeysService implements OrgKeySource {
         : {}),
       updatedAt: new Date(),
     }
-    const updated = await this.store.providerKeys.update(principal.orgId, id, change)
+    const updated = await this.store.org(principal.orgId).providerKeys.update(id, change)
     if (!updated) throw notFound('provider key')
     this.cache.delete(`${principal.orgId}:${updated.provider}`)
     this.cache.delete(byIdKey(principal.orgId, id))
@@ -84,10 +86,10 @@ export class ProviderKeysService implements OrgKeySource {
   }
 
   async remove(principal: Principal, id: string) {
-    const existing = await this.store.providerKeys.get(principal.orgId, id)
+    const existing = await this.store.org(principal.orgId).providerKeys.get(id)
     if (!existing) throw notFound('provider key')
     // The key and its proxy keys go together.
-    await this.store.transaction((tx) => tx.providerKeys.delete(principal.orgId, id))
+    await this.store.transaction((tx) => tx.org(principal.orgId).providerKeys.delete(id))
     this.cache.delete(`${principal.orgId}:${existing.provider}`)
     this.cache.delete(byIdKey(principal.orgId, id))
     return { id, deleted: true }
@@ -98,7 +100,7 @@ export class ProviderKeysService implements OrgKeySource {
     const cacheKey = `${orgId}:${provider}`
     const cached = this.cache.get(cacheKey)
     if (cached !== undefined) return cached
-    const key = await this.store.providerKeys.newestFor(orgId, provider)
+    const key = await this.store.org(orgId).providerKeys.newestFor(provider)
     const opened = key ? this.open(key) : null
     this.cache.set(cacheKey, opened)
     return opened
@@ -109,7 +111,7 @@ export class ProviderKeysService implements OrgKeySource {
     const cacheKey = byIdKey(orgId, id)
     const cached = this.cache.get(cacheKey)
     if (cached !== undefined) return cached
-    const key = await this.store.providerKeys.get(orgId, id)
+    const key = await this.store.org(orgId).providerKeys.get(id)
     const opened = key ? this.open(key) : null
     this.cache.set(cacheKey, opened)
     return opened

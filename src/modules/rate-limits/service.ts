@@ -55,13 +55,13 @@ export class RateLimitRulesService implements RuleSource {
   async rulesFor(orgId: string): Promise<readonly Policy[]> {
     const cached = this.cache.get(orgId)
     if (cached) return cached
-    const policies = (await this.store.rateLimitRules.list(orgId)).map(toPolicy)
+    const policies = (await this.store.org(orgId).rateLimitRules.list()).map(toPolicy)
     this.cache.set(orgId, policies)
     return policies
   }
 
   async list(principal: Principal) {
-    return (await this.store.rateLimitRules.list(principal.orgId)).map(view)
+    return (await this.store.org(principal.orgId).rateLimitRules.list()).map(view)
   }
 
   async create(principal: Principal, input: RuleInput) {
@@ -75,7 +75,7 @@ export class RateLimitRulesService implements RuleSource {
       createdAt: now,
       updatedAt: now,
     }
-    await this.store.rateLimitRules.create(rule)
+    await this.store.org(principal.orgId).rateLimitRules.create(rule)
     this.cache.delete(principal.orgId)
     return view(rule)
   }
@@ -83,7 +83,7 @@ export class RateLimitRulesService implements RuleSource {
   async replace(principal: Principal, id: string, input: RuleInput) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
     const policy = this.validate(input)
-    const updated = await this.store.rateLimitRules.update(principal.orgId, id, {
+    const updated = await this.store.org(principal.orgId).rateLimitRules.update(id, {
       ...this.columns(policy),
       updatedAt: new Date(),
     })
@@ -94,7 +94,7 @@ export class RateLimitRulesService implements RuleSource {
 
   async remove(principal: Principal, id: string) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
-    if (!(await this.store.rateLimitRules.delete(principal.orgId, id))) throw notFound('rate-limit rule')
+    if (!(await this.store.org(principal.orgId).rateLimitRules.delete(id))) throw notFound('rate-limit rule')
     this.cache.delete(principal.orgId)
     return { id, deleted: true }
   }

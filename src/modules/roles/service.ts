@@ -3,7 +3,7 @@ import type { Authenticator } from '../../auth/authenticator'
 import { BUILT_IN_ROLE_PERMISSIONS, BUILT_IN_ROLES, customRolePermissions, isPermission } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
 import { requireTier, tierAtLeast } from '../../auth/tiers'
-import { badRequest, notFound } from '../../errors'
+import { badRequest, notFound, nothingToChange } from '../../errors'
 import type { CustomRole } from '../../store/repositories/roles'
 import type { Store } from '../../store/store'
 
@@ -41,7 +41,7 @@ export class RolesService {
       archivedAt: null,
       createdAt: null,
     }))
-    const custom = (await this.store.roles.list(principal.orgId)).map(view)
+    const custom = (await this.store.org(principal.orgId).roles.list()).map(view)
     return [...builtIn, ...custom]
   }
 
@@ -59,16 +59,17 @@ export class RolesService {
       archivedAt: null,
       createdAt: new Date(),
     }
-    await this.store.roles.create(role)
+    await this.store.org(principal.orgId).roles.create(role)
     return view(role)
   }
 
   async update(principal: Principal, id: string, input: { name?: string; permissions?: string[] }) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
-    const existing = await this.store.roles.get(principal.orgId, id)
+    if (input.name === undefined && input.permissions === undefined) throw nothingToChange('name, permissions')
+    const existing = await this.store.org(principal.orgId).roles.get(id)
     if (!existing) throw notFound('role')
     if (existing.archivedAt !== null) throw badRequest('an archived role cannot be changed')
-    const updated = await this.store.roles.update(principal.orgId, id, {
+    const updated = await this.store.org(principal.orgId).roles.update(id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.permissions !== undefined ? { permissions: permissionsFor(input.permissions) } : {}),
     })
@@ -80,15 +81,15 @@ export class RolesService {
   /** Archived: it can no longer be given, and its holders fall back to Member on their next request. */
   async archive(principal: Principal, id: string) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
-    const updated = await this.store.roles.update(principal.orgId, id, { archivedAt: new Date() })
+    const updated = await this.store.org(principal.orgId).roles.update(id, { archivedAt: new Date() })
     if (!updated) throw notFound('role')
     await this.forgetHolders(principal.orgId, id)
     return view(updated)
   }
 
   private async forgetHolders(orgId: string, roleId: string): Promise<void> {
-    for (const holder of await this.store.memberships.listWithRole(orgId, roleId)) {
-      await this.authenticator.forgetSessions(await this.store.sessions.listLiveInOrg(orgId, holder.userId))
+    for (const holder of await this.store.org(orgId).memberships.listWithRole(roleId)) {
+      await this.authenticator.forgetSessions(await this.store.org(orgId).sessions.listLiveOf(holder.userId))
     }
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
-import { badRequest, conflict, notFound } from '../../errors'
+import { badRequest, conflict, notFound, nothingToChange } from '../../errors'
 import type { SavedFilter } from '../../store/repositories/saved-views'
 import type { Store } from '../../store/store'
 
@@ -27,12 +27,12 @@ export class SavedViewsService {
   constructor(private readonly store: Store) {}
 
   async listFilters(principal: Principal) {
-    return (await this.store.savedViews.listFilters(principal.orgId)).map(view)
+    return (await this.store.org(principal.orgId).savedViews.listFilters()).map(view)
   }
 
   async createFilter(principal: Principal, input: { name: string; filter: unknown }) {
     const filter = checkedFilter(input.filter)
-    if ((await this.store.savedViews.listFilters(principal.orgId)).some((f) => f.name === input.name)) {
+    if ((await this.store.org(principal.orgId).savedViews.listFilters()).some((f) => f.name === input.name)) {
       throw conflict(`a filter named "${input.name}" exists already`)
     }
     const now = new Date()
@@ -45,39 +45,40 @@ export class SavedViewsService {
       createdAt: now,
       updatedAt: now,
     }
-    await this.store.savedViews.createFilter(saved)
+    await this.store.org(principal.orgId).savedViews.createFilter(saved)
     return view(saved)
   }
 
   async updateFilter(principal: Principal, id: string, input: { name?: string; filter?: unknown }) {
+    if (input.name === undefined && input.filter === undefined) throw nothingToChange('name, filter')
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.filter !== undefined ? { filter: checkedFilter(input.filter) } : {}),
       updatedAt: new Date(),
     }
-    const updated = await this.store.savedViews.updateFilter(principal.orgId, id, change)
+    const updated = await this.store.org(principal.orgId).savedViews.updateFilter(id, change)
     if (!updated) throw notFound('filter')
     return view(updated)
   }
 
   async deleteFilter(principal: Principal, id: string) {
-    if (!(await this.store.savedViews.deleteFilter(principal.orgId, id))) throw notFound('filter')
+    if (!(await this.store.org(principal.orgId).savedViews.deleteFilter(id))) throw notFound('filter')
     return { id, deleted: true }
   }
 
   /** Hidden properties leave the property views (issue 7's queries read this list). */
   async hideProperty(principal: Principal, key: string) {
-    await this.store.savedViews.hideProperty(principal.orgId, key.toLowerCase(), principal.actorId)
+    await this.store.org(principal.orgId).savedViews.hideProperty(key.toLowerCase(), principal.actorId)
     return { key: key.toLowerCase(), hidden: true }
   }
 
   async restoreProperty(principal: Principal, key: string) {
-    if (!(await this.store.savedViews.restoreProperty(principal.orgId, key.toLowerCase()))) throw notFound('hidden property')
+    if (!(await this.store.org(principal.orgId).savedViews.restoreProperty(key.toLowerCase()))) throw notFound('hidden property')
     return { key: key.toLowerCase(), hidden: false }
   }
 
   async hiddenProperties(principal: Principal) {
-    return (await this.store.savedViews.hiddenProperties(principal.orgId)).map((p) => ({
+    return (await this.store.org(principal.orgId).savedViews.hiddenProperties()).map((p) => ({
       key: p.key,
       hiddenAt: p.createdAt.toISOString(),
     }))

@@ -37,14 +37,14 @@ export class SsoService {
   }
 
   async get(principal: Principal) {
-    const config = await this.store.sso.get(principal.orgId)
+    const config = await this.store.org(principal.orgId).sso.get()
     if (!config) throw notFound('SSO configuration')
     return view(config)
   }
 
   async put(principal: Principal, input: { issuer: string; clientId: string; clientSecret?: string; domain?: string }) {
     requireTier(principal.tier, 'enterprise', 'Single sign-on')
-    const existing = await this.store.sso.get(principal.orgId)
+    const existing = await this.store.org(principal.orgId).sso.get()
     if (!existing && input.clientSecret === undefined)
       throw badRequest('clientSecret is required the first time SSO is configured')
     const domain = input.domain?.toLowerCase() ?? existing?.domain ?? null
@@ -66,18 +66,18 @@ export class SsoService {
       enforced: existing?.enforced ?? false,
       updatedAt: new Date(this.now()),
     }
-    await this.store.sso.put(config)
+    await this.store.org(principal.orgId).sso.put(config)
     return view(config)
   }
 
   async remove(principal: Principal) {
-    if (!(await this.store.sso.delete(principal.orgId))) throw notFound('SSO configuration')
+    if (!(await this.store.org(principal.orgId).sso.delete())) throw notFound('SSO configuration')
     return { deleted: true }
   }
 
   /** Fetches the issuer's OpenID discovery document and reports what it found (never the secret). */
   async test(principal: Principal) {
-    const config = await this.store.sso.get(principal.orgId)
+    const config = await this.store.org(principal.orgId).sso.get()
     if (!config) throw notFound('SSO configuration')
     const url = `${config.issuer}/.well-known/openid-configuration`
     try {
@@ -109,27 +109,30 @@ export class SsoService {
    * `_gw-challenge.<domain>`; later calls look it up with the system resolver.
    */
   async verifyDomain(principal: Principal) {
-    const config = await this.store.sso.get(principal.orgId)
+    const config = await this.store.org(principal.orgId).sso.get()
     if (!config) throw notFound('SSO configuration')
     if (!config.domain) throw badRequest('set a domain in the SSO configuration first')
     const record = `${CHALLENGE_PREFIX}.${config.domain}`
     if (config.domainVerifiedAt) return { domain: config.domain, verified: true, record }
     if (!config.domainChallenge) {
       const challenge = `gw-verify=${randomBytes(16).toString('hex')}`
-      await this.store.sso.put({ ...config, domainChallenge: challenge, updatedAt: new Date(this.now()) })
+      await this.store.org(principal.orgId).sso.put({ ...config, domainChallenge: challenge, updatedAt: new Date(this.now()) })
       return { domain: config.domain, verified: false, record, value: challenge }
     }
     const found = await this.resolve(record).catch((): string[][] => [])
     const verified = found.some((chunks) => chunks.join('') === config.domainChallenge)
-    if (verified) await this.store.sso.put({ ...config, domainVerifiedAt: new Date(this.now()), updatedAt: new Date(this.now()) })
+    if (verified)
+      await this.store
+        .org(principal.orgId)
+        .sso.put({ ...config, domainVerifiedAt: new Date(this.now()), updatedAt: new Date(this.now()) })
     return { domain: config.domain, verified, record, value: config.domainChallenge }
   }
 
   /** Once on, password login refuses this organisation's members (ownership action). */
   async enforce(principal: Principal, enforced: boolean) {
-    const config = await this.store.sso.get(principal.orgId)
+    const config = await this.store.org(principal.orgId).sso.get()
     if (!config) throw badRequest('configure SSO before enforcing it')
-    await this.store.sso.put({ ...config, enforced, updatedAt: new Date(this.now()) })
+    await this.store.org(principal.orgId).sso.put({ ...config, enforced, updatedAt: new Date(this.now()) })
     return { enforced }
   }
 }

@@ -17,49 +17,52 @@ export class TeamsService {
   async list(principal: Principal) {
     const org = await this.store.organizations.get(principal.orgId)
     const teams = (await this.seesAll(principal, org?.teamVisibility))
-      ? await this.store.teams.list(principal.orgId)
-      : await this.store.teams.listForUser(principal.orgId, principal.userId ?? '')
+      ? await this.store.org(principal.orgId).teams.list()
+      : await this.store.org(principal.orgId).teams.listForUser(principal.userId ?? '')
     return teams.map(view)
   }
 
   async members(principal: Principal, teamId: string) {
     const team = await this.visibleTeam(principal, teamId)
-    return (await this.store.teams.members(team.id)).map((m) => ({ userId: m.userId, addedAt: m.createdAt.toISOString() }))
+    return (await this.store.org(principal.orgId).teams.members(team.id)).map((m) => ({
+      userId: m.userId,
+      addedAt: m.createdAt.toISOString(),
+    }))
   }
 
   async create(principal: Principal, name: string) {
-    if (await this.store.teams.findByName(principal.orgId, name)) throw conflict(`a team named "${name}" exists already`)
+    if (await this.store.org(principal.orgId).teams.findByName(name)) throw conflict(`a team named "${name}" exists already`)
     const team: Team = { id: randomUUID(), orgId: principal.orgId, name, createdAt: new Date() }
-    await this.store.teams.create(team)
+    await this.store.org(principal.orgId).teams.create(team)
     return view(team)
   }
 
   async rename(principal: Principal, teamId: string, name: string) {
-    const clash = await this.store.teams.findByName(principal.orgId, name)
+    const clash = await this.store.org(principal.orgId).teams.findByName(name)
     if (clash && clash.id !== teamId) throw conflict(`a team named "${name}" exists already`)
-    const team = await this.store.teams.rename(principal.orgId, teamId, name)
+    const team = await this.store.org(principal.orgId).teams.rename(teamId, name)
     if (!team) throw notFound('team')
     return view(team)
   }
 
   async remove(principal: Principal, teamId: string) {
-    if (!(await this.store.transaction((tx) => tx.teams.delete(principal.orgId, teamId)))) throw notFound('team')
+    if (!(await this.store.transaction((tx) => tx.org(principal.orgId).teams.delete(teamId)))) throw notFound('team')
     return { id: teamId, deleted: true }
   }
 
   /** Only members of the organisation can be in its teams. */
   async addMember(principal: Principal, teamId: string, userId: string) {
-    const team = await this.store.teams.get(principal.orgId, teamId)
+    const team = await this.store.org(principal.orgId).teams.get(teamId)
     if (!team) throw notFound('team')
-    if (!(await this.store.memberships.get(principal.orgId, userId))) throw notFound('member')
-    await this.store.teams.addMember(team.id, userId)
+    if (!(await this.store.org(principal.orgId).memberships.get(userId))) throw notFound('member')
+    await this.store.org(principal.orgId).teams.addMember(team.id, userId)
     return { id: team.id, userId }
   }
 
   async removeMember(principal: Principal, teamId: string, userId: string) {
-    const team = await this.store.teams.get(principal.orgId, teamId)
+    const team = await this.store.org(principal.orgId).teams.get(teamId)
     if (!team) throw notFound('team')
-    if (!(await this.store.teams.removeMember(team.id, userId))) throw notFound('team member')
+    if (!(await this.store.org(principal.orgId).teams.removeMember(team.id, userId))) throw notFound('team member')
     return { id: team.id, userId, removed: true }
   }
 
@@ -79,12 +82,12 @@ export class TeamsService {
 
   /** A team the caller may not see is "not found", like another organisation's. */
   private async visibleTeam(principal: Principal, teamId: string): Promise<Team> {
-    const team = await this.store.teams.get(principal.orgId, teamId)
+    const team = await this.store.org(principal.orgId).teams.get(teamId)
     if (!team) throw notFound('team')
     const org = await this.store.organizations.get(principal.orgId)
     if (
       !(await this.seesAll(principal, org?.teamVisibility)) &&
-      !(await this.store.teams.isMember(team.id, principal.userId ?? ''))
+      !(await this.store.org(principal.orgId).teams.isMember(team.id, principal.userId ?? ''))
     )
       throw notFound('team')
     return team

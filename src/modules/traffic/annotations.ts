@@ -12,9 +12,8 @@ export class AnnotationsService {
   async requestFeedback(principal: Principal, requestId: string, rating: boolean | number) {
     const id = await this.ownRequest(principal, requestId)
     const value = ratingValue(rating)
-    await this.store.feedback.upsert({
+    await this.store.org(principal.orgId).feedback.upsert({
       requestId: id,
-      orgId: principal.orgId,
       rating: value,
       actorId: principal.actorId,
       createdAt: new Date(),
@@ -24,21 +23,20 @@ export class AnnotationsService {
 
   async score(principal: Principal, requestId: string, name: string, value: number) {
     const id = await this.ownRequest(principal, requestId)
-    await this.store.annotations.score({
+    await this.store.org(principal.orgId).annotations.score({
       requestId: id,
-      orgId: principal.orgId,
       name,
       value,
       actorId: principal.actorId,
       createdAt: new Date(),
     })
-    return { requestId: id, scores: await this.store.annotations.scoresOf(principal.orgId, id) }
+    return { requestId: id, scores: await this.store.org(principal.orgId).annotations.scoresOf(id) }
   }
 
   async setProperty(principal: Principal, requestId: string, key: string, value: string) {
     const id = requestId.toLowerCase()
     const properties = await this.store.transaction((tx) =>
-      tx.annotations.setProperty(principal.orgId, id, key.toLowerCase(), value),
+      tx.org(principal.orgId).annotations.setProperty(id, key.toLowerCase(), value),
     )
     if (!properties) throw notFound('request')
     return { requestId: id, properties }
@@ -47,8 +45,7 @@ export class AnnotationsService {
   async sessionFeedback(principal: Principal, sessionId: string, rating: boolean | number) {
     await this.ownSession(principal, sessionId)
     const value = ratingValue(rating)
-    await this.store.annotations.sessionFeedback({
-      orgId: principal.orgId,
+    await this.store.org(principal.orgId).annotations.sessionFeedback({
       sessionId,
       rating: value,
       actorId: principal.actorId,
@@ -59,8 +56,8 @@ export class AnnotationsService {
 
   async tagSession(principal: Principal, sessionId: string, tag: string) {
     await this.ownSession(principal, sessionId)
-    await this.store.annotations.tagSession(principal.orgId, sessionId, tag)
-    return { sessionId, tags: await this.store.annotations.sessionTagsOf(principal.orgId, sessionId) }
+    await this.store.org(principal.orgId).annotations.tagSession(sessionId, tag)
+    return { sessionId, tags: await this.store.org(principal.orgId).annotations.sessionTagsOf(sessionId) }
   }
 
   /** A request of another organisation, or one not (yet) in the log, is not found. */
@@ -71,6 +68,6 @@ export class AnnotationsService {
   }
 
   private async ownSession(principal: Principal, sessionId: string): Promise<void> {
-    if (!(await this.store.annotations.sessionExists(principal.orgId, sessionId))) throw notFound('session')
+    if (!(await this.store.org(principal.orgId).annotations.sessionExists(sessionId))) throw notFound('session')
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface RequestFeedback {
   requestId: string
@@ -9,15 +10,21 @@ export interface RequestFeedback {
   createdAt: Date
 }
 
-export const feedbackRepository = ({ orm, tables: { requestFeedback } }: Database) => ({
-  /** The latest rating of a request replaces an earlier one. */
-  async upsert(feedback: RequestFeedback): Promise<void> {
-    await orm
-      .insert(requestFeedback)
-      .values(feedback)
-      .onConflictDoUpdate({
-        target: requestFeedback.requestId,
-        set: { rating: feedback.rating, actorId: feedback.actorId, createdAt: feedback.createdAt },
-      })
-  },
-})
+/** One organisation's ratings of its requests. */
+export const feedbackRepository = ({ orm, tables: { requestFeedback } }: Database, orgId: string) => {
+  const rating = orgRows(requestFeedback, orgId)
+  return {
+    /** The latest rating of a request replaces an earlier one. */
+    async upsert(fields: Omit<RequestFeedback, 'orgId'>): Promise<void> {
+      await orm
+        .insert(requestFeedback)
+        .values(rating.row(fields))
+        .onConflictDoUpdate({
+          target: requestFeedback.requestId,
+          set: { rating: fields.rating, actorId: fields.actorId, createdAt: fields.createdAt },
+          // A request id is another organisation's when its rating is: never overwrite that one.
+          setWhere: rating.where(),
+        })
+    },
+  }
+}

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface Invite {
   id: string
@@ -11,10 +12,18 @@ export interface Invite {
   usedAt: Date | null
 }
 
-export const invitesRepository = ({ orm, tables: { invites } }: Database) => ({
-  async create(invite: Invite): Promise<void> {
-    await orm.insert(invites).values(invite)
-  },
+/** Invitations an organisation sends. */
+export const invitesRepository = ({ orm, tables: { invites } }: Database, orgId: string) => {
+  const invite = orgRows(invites, orgId)
+  return {
+    async create(fields: Omit<Invite, 'orgId'>): Promise<void> {
+      await orm.insert(invites).values(invite.row(fields))
+    },
+  }
+}
+
+/** Invitations by their own id, for the person accepting one (who holds its token, not yet a session). */
+export const inviteTokensRepository = ({ orm, tables: { invites } }: Database) => ({
   async get(id: string): Promise<Invite | undefined> {
     const [row] = await orm.select().from(invites).where(eq(invites.id, id)).limit(1)
     return row

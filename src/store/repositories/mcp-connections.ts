@@ -1,5 +1,6 @@
-import { desc, eq } from 'drizzle-orm'
+import { desc } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface McpConnection {
   id: string
@@ -20,19 +21,22 @@ export interface McpUpstreamConnection {
   createdAt: Date
 }
 
-/** Both MCP connection tables, read organisation-wide; what writes them comes with the MCP work. */
-export const mcpConnectionsRepository = ({ orm, tables: { mcpConnections, mcpUpstreamConnections } }: Database) => ({
-  async listForOrg(orgId: string): Promise<McpConnection[]> {
-    return orm.select().from(mcpConnections).where(eq(mcpConnections.orgId, orgId)).orderBy(desc(mcpConnections.createdAt))
-  },
-  async listUpstreamForOrg(orgId: string): Promise<McpUpstreamConnection[]> {
-    return orm
-      .select()
-      .from(mcpUpstreamConnections)
-      .where(eq(mcpUpstreamConnections.orgId, orgId))
-      .orderBy(desc(mcpUpstreamConnections.createdAt))
-  },
-  async add(connection: McpConnection): Promise<void> {
-    await orm.insert(mcpConnections).values(connection)
-  },
-})
+/** One organisation's MCP connections, both tables, read organisation-wide; what writes them comes with the MCP work. */
+export const mcpConnectionsRepository = (
+  { orm, tables: { mcpConnections, mcpUpstreamConnections } }: Database,
+  orgId: string,
+) => {
+  const connections = orgRows(mcpConnections, orgId)
+  const upstream = orgRows(mcpUpstreamConnections, orgId)
+  return {
+    async list(): Promise<McpConnection[]> {
+      return orm.select().from(mcpConnections).where(connections.where()).orderBy(desc(mcpConnections.createdAt))
+    },
+    async listUpstream(): Promise<McpUpstreamConnection[]> {
+      return orm.select().from(mcpUpstreamConnections).where(upstream.where()).orderBy(desc(mcpUpstreamConnections.createdAt))
+    },
+    async add(fields: Omit<McpConnection, 'orgId'>): Promise<void> {
+      await orm.insert(mcpConnections).values(connections.row(fields))
+    },
+  }
+}

@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface Membership {
   orgId: string
@@ -8,50 +9,58 @@ export interface Membership {
   createdAt: Date
 }
 
-export const membershipsRepository = ({ orm, tables: { memberships } }: Database) => ({
-  async add(membership: Membership): Promise<void> {
-    await orm.insert(memberships).values(membership)
-  },
-  async get(orgId: string, userId: string): Promise<Membership | undefined> {
-    const [row] = await orm
-      .select()
-      .from(memberships)
-      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
-      .limit(1)
-    return row
-  },
-  async ownerOf(orgId: string): Promise<Membership | undefined> {
-    const [row] = await orm
-      .select()
-      .from(memberships)
-      .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner')))
-      .limit(1)
-    return row
-  },
-  async listForOrg(orgId: string): Promise<Membership[]> {
-    return orm.select().from(memberships).where(eq(memberships.orgId, orgId))
-  },
-  async setRole(orgId: string, userId: string, role: string): Promise<boolean> {
-    const rows = await orm
-      .update(memberships)
-      .set({ role })
-      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
-      .returning({ userId: memberships.userId })
-    return rows.length === 1
-  },
-  async remove(orgId: string, userId: string): Promise<boolean> {
-    const rows = await orm
-      .delete(memberships)
-      .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
-      .returning({ userId: memberships.userId })
-    return rows.length === 1
-  },
-  async listWithRole(orgId: string, role: string): Promise<Membership[]> {
-    return orm
-      .select()
-      .from(memberships)
-      .where(and(eq(memberships.orgId, orgId), eq(memberships.role, role)))
-  },
+/** Who belongs to one organisation, and with which role. */
+export const membershipsRepository = ({ orm, tables: { memberships } }: Database, orgId: string) => {
+  const member = orgRows(memberships, orgId)
+  return {
+    async add(fields: Omit<Membership, 'orgId'>): Promise<void> {
+      await orm.insert(memberships).values(member.row(fields))
+    },
+    async get(userId: string): Promise<Membership | undefined> {
+      const [row] = await orm
+        .select()
+        .from(memberships)
+        .where(member.where(eq(memberships.userId, userId)))
+        .limit(1)
+      return row
+    },
+    async owner(): Promise<Membership | undefined> {
+      const [row] = await orm
+        .select()
+        .from(memberships)
+        .where(member.where(eq(memberships.role, 'owner')))
+        .limit(1)
+      return row
+    },
+    async list(): Promise<Membership[]> {
+      return orm.select().from(memberships).where(member.where())
+    },
+    async setRole(userId: string, role: string): Promise<boolean> {
+      const rows = await orm
+        .update(memberships)
+        .set({ role })
+        .where(member.where(eq(memberships.userId, userId)))
+        .returning({ userId: memberships.userId })
+      return rows.length === 1
+    },
+    async remove(userId: string): Promise<boolean> {
+      const rows = await orm
+        .delete(memberships)
+        .where(member.where(eq(memberships.userId, userId)))
+        .returning({ userId: memberships.userId })
+      return rows.length === 1
+    },
+    async listWithRole(role: string): Promise<Membership[]> {
+      return orm
+        .select()
+        .from(memberships)
+        .where(member.where(eq(memberships.role, role)))
+    },
+  }
+}
+
+/** A person's memberships across organisations: for logging in, before any organisation is chosen. */
+export const userMembershipsRepository = ({ orm, tables: { memberships } }: Database) => ({
   async listForUser(userId: string): Promise<Membership[]> {
     return orm.select().from(memberships).where(eq(memberships.userId, userId))
   },

@@ -1,5 +1,6 @@
-import { and, eq, lt } from 'drizzle-orm'
+import { lt } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface OrganizationSettings {
   orgId: string
@@ -25,29 +26,42 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
   updatedAt: new Date(0),
 })
 
-export const organizationSettingsRepository = ({ orm, tables: { organizationSettings, requestBodies } }: Database) => ({
-  async get(orgId: string): Promise<OrganizationSettings> {
-    const [row] = await orm.select().from(organizationSettings).where(eq(organizationSettings.orgId, orgId)).limit(1)
+/** One organisation's settings, and the retention of its stored bodies. */
+export const organizationSettingsRepository = (
+  { orm, tables: { organizationSettings, requestBodies } }: Database,
+  orgId: string,
+) => {
+  const settings = orgRows(organizationSettings, orgId)
+  const bodies = orgRows(requestBodies, orgId)
+  const get = async (): Promise<OrganizationSettings> => {
+    const [row] = await orm.select().from(organizationSettings).where(settings.where()).limit(1)
     return row ?? defaultSettings(orgId)
-  },
+  }
+  return {
+    get,
+    /** Changes some settings, creating the row with the defaults for the rest when there is none. */
+    async update(change: Partial<Omit<OrganizationSettings, 'orgId'>>): Promise<OrganizationSettings> {
+      const next = { ...(await get()), ...change, updatedAt: new Date() }
+      await orm
+        .insert(organizationSettings)
+        .values(settings.row(next))
+        .onConflictDoUpdate({ target: organizationSettings.orgId, set: { ...change, updatedAt: next.updatedAt } })
+      return next
+    },
+    /** The retention job: the organisation's bodies older than the cut-off go. */
+    async deleteBodiesBefore(cutoff: Date): Promise<number> {
+      const rows = await orm
+        .delete(requestBodies)
+        .where(bodies.where(lt(requestBodies.createdAt, cutoff)))
+        .returning({ id: requestBodies.requestId })
+      return rows.length
+    },
+  }
+}
+
+/** Every organisation's settings: for the retention job, which visits each organisation in turn. */
+export const allSettingsRepository = ({ orm, tables: { organizationSettings } }: Database) => ({
   async list(): Promise<OrganizationSettings[]> {
     return orm.select().from(organizationSettings)
-  },
-  /** Changes some settings, creating the row with the defaults for the rest when there is none. */
-  async update(orgId: string, change: Partial<Omit<OrganizationSettings, 'orgId'>>): Promise<OrganizationSettings> {
-    const next = { ...(await this.get(orgId)), ...change, updatedAt: new Date() }
-    await orm
-      .insert(organizationSettings)
-      .values(next)
-      .onConflictDoUpdate({ target: organizationSettings.orgId, set: { ...change, updatedAt: next.updatedAt } })
-    return next
-  },
-  /** The retention job: one organisation's bodies older than the cut-off go. */
-  async deleteBodiesBefore(orgId: string, cutoff: Date): Promise<number> {
-    const rows = await orm
-      .delete(requestBodies)
-      .where(and(eq(requestBodies.orgId, orgId), lt(requestBodies.createdAt, cutoff)))
-      .returning({ id: requestBodies.requestId })
-    return rows.length
   },
 })

@@ -1,5 +1,6 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { desc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface ProviderKeyRecord {
   id: string
@@ -13,49 +14,60 @@ export interface ProviderKeyRecord {
   updatedAt: Date
 }
 
-/** Scoped by organisation throughout: another organisation's provider key is not found. */
-export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } }: Database) => ({
-  async create(key: ProviderKeyRecord): Promise<void> {
-    await orm.insert(providerKeys).values(key)
-  },
-  async list(orgId: string): Promise<ProviderKeyRecord[]> {
-    return orm
-      .select()
-      .from(providerKeys)
-      .where(eq(providerKeys.orgId, orgId))
-      .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
-  },
-  async get(orgId: string, id: string): Promise<ProviderKeyRecord | undefined> {
-    const [row] = await orm
-      .select()
-      .from(providerKeys)
-      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.id, id)))
-      .limit(1)
-    return row
-  },
-  /** The key the gateway uses for a provider: the organisation's newest one. */
-  async newestFor(orgId: string, provider: ProviderKeyRecord['provider']): Promise<ProviderKeyRecord | undefined> {
-    const [row] = await orm
-      .select()
-      .from(providerKeys)
-      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.provider, provider)))
-      .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
-      .limit(1)
-    return row
-  },
-  async update(
-    orgId: string,
-    id: string,
-    change: Partial<Pick<ProviderKeyRecord, 'name' | 'baseUrl' | 'sealedSecret' | 'hint' | 'updatedAt'>>,
-  ) {
-    const [row] = await orm
-      .update(providerKeys)
-      .set(change)
-      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.id, id)))
-      .returning()
-    return row as ProviderKeyRecord | undefined
-  },
-  /** Every organisation's keys: for re-sealing them when the server secret is rotated, nothing else. */
+/** One organisation's provider keys: another organisation's key is not found. */
+export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } }: Database, orgId: string) => {
+  const key = orgRows(providerKeys, orgId)
+  const apiKey = orgRows(apiKeys, orgId)
+  return {
+    async create(fields: Omit<ProviderKeyRecord, 'orgId'>): Promise<void> {
+      await orm.insert(providerKeys).values(key.row(fields))
+    },
+    async list(): Promise<ProviderKeyRecord[]> {
+      return orm.select().from(providerKeys).where(key.where()).orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
+    },
+    async get(id: string): Promise<ProviderKeyRecord | undefined> {
+      const [row] = await orm
+        .select()
+        .from(providerKeys)
+        .where(key.where(eq(providerKeys.id, id)))
+        .limit(1)
+      return row
+    },
+    /** The key the gateway uses for a provider: the organisation's newest one. */
+    async newestFor(provider: ProviderKeyRecord['provider']): Promise<ProviderKeyRecord | undefined> {
+      const [row] = await orm
+        .select()
+        .from(providerKeys)
+        .where(key.where(eq(providerKeys.provider, provider)))
+        .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
+        .limit(1)
+      return row
+    },
+    async update(
+      id: string,
+      change: Partial<Pick<ProviderKeyRecord, 'name' | 'baseUrl' | 'sealedSecret' | 'hint' | 'updatedAt'>>,
+    ): Promise<ProviderKeyRecord | undefined> {
+      const [row] = await orm
+        .update(providerKeys)
+        .set(change)
+        .where(key.where(eq(providerKeys.id, id)))
+        .returning()
+      return row
+    },
+    /** Deletes the key and the proxy keys bound to it, which would otherwise reach nothing. */
+    async delete(id: string): Promise<boolean> {
+      await orm.delete(apiKeys).where(apiKey.where(eq(apiKeys.providerKeyId, id)))
+      const rows = await orm
+        .delete(providerKeys)
+        .where(key.where(eq(providerKeys.id, id)))
+        .returning({ id: providerKeys.id })
+      return rows.length > 0
+    },
+  }
+}
+
+/** Every organisation's sealed provider keys: for re-sealing them when the server secret is rotated, nothing else. */
+export const providerKeySealsRepository = ({ orm, tables: { providerKeys } }: Database) => ({
   async listAll(): Promise<ProviderKeyRecord[]> {
     return orm.select().from(providerKeys)
   },
@@ -63,15 +75,6 @@ export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } 
     await orm
       .update(providerKeys)
       .set({ sealedSecret })
-      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.id, id)))
-  },
-  /** Deletes the key and the proxy keys bound to it, which would otherwise reach nothing. */
-  async delete(orgId: string, id: string): Promise<boolean> {
-    await orm.delete(apiKeys).where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.providerKeyId, id)))
-    const rows = await orm
-      .delete(providerKeys)
-      .where(and(eq(providerKeys.orgId, orgId), eq(providerKeys.id, id)))
-      .returning({ id: providerKeys.id })
-    return rows.length > 0
+      .where(orgRows(providerKeys, orgId).where(eq(providerKeys.id, id)))
   },
 })

@@ -67,7 +67,7 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
   // building multi-row statements (13 against 42 µs a record), and the writer does this all day. A
   // placeholder of a JSON column would encode a null as the text 'null', so `properties` is bound as
   // already-encoded text (or SQL NULL) instead.
-  let prepared: { run(values: Record<string, unknown>): unknown } | undefined
+  let prepared: { run(values: Record<string, unknown>): { changes: number } } | undefined
   const insertPrepared = () =>
     (prepared ??= orm
       .insert(requests)
@@ -75,7 +75,8 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
         ...Object.fromEntries(Object.keys(getTableColumns(requests)).map((name) => [name, sql.placeholder(name)])),
         properties: sql`${sql.placeholder('properties')}`,
       } as never)
-      .prepare())
+      .onConflictDoNothing()
+      .prepare() as unknown as { run(values: Record<string, unknown>): { changes: number } })
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -92,17 +93,33 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
     return (keys.length > 0 ? query.groupBy(...keys.map(([, g]) => g.groupBy)) : query) as Promise<Array<Record<string, unknown>>>
   }
   return {
-    /** Run it in a transaction: the records are written together or not at all. */
-    async insertMany(records: readonly RequestRecord[]): Promise<void> {
+    /**
+     * Writes the records whose ids are not in the log yet and answers those ids: a record is in the log
+     * once, however often its batch is tried (a retry after a commit whose answer was lost finds it
+     * there). Run it in a transaction: the records are written together or not at all.
+     */
+    async insertMany(records: readonly RequestRecord[]): Promise<Set<string>> {
+      const written = new Set<string>()
       if (dialect === 'sqlite') {
         const statement = insertPrepared()
-        for (const record of records)
-          statement.run({ ...record, properties: record.properties === null ? null : JSON.stringify(record.properties) })
-        return
+        for (const record of records) {
+          const { changes } = statement.run({
+            ...record,
+            properties: record.properties === null ? null : JSON.stringify(record.properties),
+          })
+          if (changes > 0) written.add(record.id)
+        }
+        return written
       }
       for (let i = 0; i < records.length; i += BATCH_ROWS) {
-        await orm.insert(requests).values(records.slice(i, i + BATCH_ROWS) as RequestRecord[])
+        const rows = await orm
+          .insert(requests)
+          .values(records.slice(i, i + BATCH_ROWS) as RequestRecord[])
+          .onConflictDoNothing()
+          .returning({ id: requests.id })
+        for (const row of rows) written.add(row.id)
       }
+      return written
     },
     /** Scoped by organisation: another organisation's request is not found. */
     async get(orgId: string, id: string): Promise<RequestRecord | undefined> {

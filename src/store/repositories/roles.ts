@@ -1,5 +1,6 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface CustomRole {
   id: string
@@ -10,28 +11,31 @@ export interface CustomRole {
   createdAt: Date
 }
 
-export const rolesRepository = ({ orm, tables: { roles } }: Database) => ({
-  async create(role: CustomRole): Promise<void> {
-    await orm.insert(roles).values(role)
-  },
-  /** Scoped by organisation: another organisation's role id finds nothing. */
-  async get(orgId: string, id: string): Promise<CustomRole | undefined> {
-    const [row] = await orm
-      .select()
-      .from(roles)
-      .where(and(eq(roles.orgId, orgId), eq(roles.id, id)))
-      .limit(1)
-    return row
-  },
-  async list(orgId: string): Promise<CustomRole[]> {
-    return orm.select().from(roles).where(eq(roles.orgId, orgId)).orderBy(asc(roles.createdAt), asc(roles.id))
-  },
-  async update(orgId: string, id: string, change: Partial<Pick<CustomRole, 'name' | 'permissions' | 'archivedAt'>>) {
-    const [row] = await orm
-      .update(roles)
-      .set(change)
-      .where(and(eq(roles.orgId, orgId), eq(roles.id, id)))
-      .returning()
-    return row as CustomRole | undefined
-  },
-})
+/** One organisation's custom roles: another organisation's role id finds nothing. */
+export const rolesRepository = ({ orm, tables: { roles } }: Database, orgId: string) => {
+  const role = orgRows(roles, orgId)
+  return {
+    async create(fields: Omit<CustomRole, 'orgId'>): Promise<void> {
+      await orm.insert(roles).values(role.row(fields))
+    },
+    async get(id: string): Promise<CustomRole | undefined> {
+      const [row] = await orm
+        .select()
+        .from(roles)
+        .where(role.where(eq(roles.id, id)))
+        .limit(1)
+      return row
+    },
+    async list(): Promise<CustomRole[]> {
+      return orm.select().from(roles).where(role.where()).orderBy(asc(roles.createdAt), asc(roles.id))
+    },
+    async update(id: string, change: Partial<Pick<CustomRole, 'name' | 'permissions' | 'archivedAt'>>) {
+      const [row] = await orm
+        .update(roles)
+        .set(change)
+        .where(role.where(eq(roles.id, id)))
+        .returning()
+      return row as CustomRole | undefined
+    },
+  }
+}

@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm'
 import type { Database } from '../database'
+import { orgRows } from '../scope'
 
 export interface SsoConfig {
   orgId: string
@@ -14,23 +14,31 @@ export interface SsoConfig {
   updatedAt: Date
 }
 
-export const ssoRepository = ({ orm, tables: { ssoConfigs } }: Database) => ({
-  async get(orgId: string): Promise<SsoConfig | undefined> {
-    const [row] = await orm.select().from(ssoConfigs).where(eq(ssoConfigs.orgId, orgId)).limit(1)
-    return row
-  },
-  async put(config: SsoConfig): Promise<void> {
-    const { orgId, ...rest } = config
-    await orm.insert(ssoConfigs).values(config).onConflictDoUpdate({ target: ssoConfigs.orgId, set: rest })
-  },
+/** One organisation's SSO configuration (one row at most). */
+export const ssoRepository = ({ orm, tables: { ssoConfigs } }: Database, orgId: string) => {
+  const config = orgRows(ssoConfigs, orgId)
+  return {
+    async get(): Promise<SsoConfig | undefined> {
+      const [row] = await orm.select().from(ssoConfigs).where(config.where()).limit(1)
+      return row
+    },
+    async put(fields: Omit<SsoConfig, 'orgId'>): Promise<void> {
+      const row = config.row(fields)
+      await orm.insert(ssoConfigs).values(row).onConflictDoUpdate({ target: ssoConfigs.orgId, set: row })
+    },
+    async delete(): Promise<boolean> {
+      const rows = await orm.delete(ssoConfigs).where(config.where()).returning({ orgId: ssoConfigs.orgId })
+      return rows.length > 0
+    },
+  }
+}
+
+/** Every organisation's sealed SSO client secrets: for re-sealing them when the server secret is rotated. */
+export const ssoSealsRepository = ({ orm, tables: { ssoConfigs } }: Database) => ({
   async listAll(): Promise<SsoConfig[]> {
     return orm.select().from(ssoConfigs)
   },
   async reseal(orgId: string, sealedClientSecret: string): Promise<void> {
-    await orm.update(ssoConfigs).set({ sealedClientSecret }).where(eq(ssoConfigs.orgId, orgId))
-  },
-  async delete(orgId: string): Promise<boolean> {
-    const rows = await orm.delete(ssoConfigs).where(eq(ssoConfigs.orgId, orgId)).returning({ orgId: ssoConfigs.orgId })
-    return rows.length > 0
+    await orm.update(ssoConfigs).set({ sealedClientSecret }).where(orgRows(ssoConfigs, orgId).where())
   },
 })
