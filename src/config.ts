@@ -43,7 +43,7 @@ const VARIABLES = {
   GW_MAX_BODY_BYTES: {
     schema: Type.String({ pattern: '^[1-9][0-9]{0,9}$' }),
     allowed:
-      'the largest request body a gateway call may send, in bytes (management routes take at most 1 MiB); gw holds at most four such bodies at once and makes further calls wait',
+      'the largest request body a gateway call may send, in bytes (management routes take at most 1 MiB); gw holds at most four such bodies at once, and further calls wait their turn',
     fallback: String(32 * 1024 * 1024),
   },
   GW_USERS_FEATURE: {

@@ -55,6 +55,7 @@ describe.skipIf(!databaseUrl)('Postgres unreachable', () => {
     org = await h.org('growth')
     await h.services.organizations.addCredits(org.orgId, 100)
   })
+  // Room for the request log's backoff, should a failed test have left the database cut.
   afterAll(async () => {
     proxy.restore()
     await h.close()
@@ -62,7 +63,7 @@ describe.skipIf(!databaseUrl)('Postgres unreachable', () => {
     proxy.close()
     await fake.close()
     await scratch.drop()
-  })
+  }, 20_000)
 
   const chat = (path = '/v1/chat/completions') =>
     h.request('POST', path, {

@@ -23,6 +23,7 @@ describe('header values', () => {
       expect(() => new Headers({ 'gw-model': value })).not.toThrow()
       expect(decodeURIComponent(value)).toBe(text)
     }
+    expect(decodeURIComponent(headerValue('x\ud800'))).toBe('x\uFFFD')
   })
 })
 
@@ -51,6 +52,7 @@ describe('the fields gw reads from a call', () => {
     expect(() => readCallFields(chat('gpt-4o\u0000'))).toThrow('control characters: "gpt-4o\\u0000"')
     expect(() => readCallFields(chat('gpt\n4o'))).toThrow('control characters')
     expect(() => readCallFields(chat(`gpt-${'x'.repeat(300)}`))).toThrow('longer than 256 characters')
+    expect(() => readCallFields(chat('gpt-4o\udfff'))).toThrow('unpaired surrogate')
   })
 
   test('null stands for absent; the first output bound given is the one used', () => {

@@ -28,6 +28,18 @@ describe('the model registry', () => {
 })
 
 describe('usage as the providers report it', () => {
+  test("a provider's nonsense counts become whole numbers within bounds, never a record the store refuses", () => {
+    expect(
+      openaiCompatible.usageOf({
+        usage: { prompt_tokens: 1.5e20, completion_tokens: -3, prompt_tokens_details: { cached_tokens: 2.7 } },
+      }),
+    ).toEqual({ promptTokens: 500_000_000, completionTokens: 0, cacheReadTokens: 2, cacheWriteTokens: 0 })
+    expect(anthropic.usageOf({ usage: { input_tokens: 'many', output_tokens: Number.NaN } })).toMatchObject({
+      promptTokens: 0,
+      completionTokens: 0,
+    })
+  })
+
   test('OpenAI: cached tokens are part of prompt_tokens', () => {
     expect(
       openaiCompatible.usageOf({

@@ -264,8 +264,6 @@ interface Findings {
   invalid: string[]
   /** Built routes with a parameter or id field that names no kind of object yet. */
   unmapped: string[]
-  /** Routes that answered 501: not built yet; they join the walk by themselves once they are. */
-  notImplemented: Set<string>
   /** Routes that answered something else: the ones the walk really checked. */
   walked: Set<string>
   /** Tables in which B holds no row, so that nothing there is being protected. */
@@ -295,7 +293,6 @@ async function walk(h: Harness, a: World, b: World): Promise<Findings> {
     leaks: [],
     invalid: [],
     unmapped: [],
-    notImplemented: new Set(),
     walked: new Set(),
     tablesWithoutB: [],
     actions: 0,
@@ -340,7 +337,9 @@ async function walk(h: Harness, a: World, b: World): Promise<Findings> {
     before = after
 
     if (response.status === 501) {
-      findings.notImplemented.add(action.routeKey)
+      // Not built yet: it joins the walk by itself once it is. Only the catalogue's stub may answer 501,
+      // or a built route answering it would skip the checks below.
+      if (!text.includes('"code":"not_implemented"')) findings.answers.push(`${action.label}: 501 ${text}`)
       continue
     }
     findings.walked.add(action.routeKey)
@@ -361,13 +360,6 @@ async function walk(h: Harness, a: World, b: World): Promise<Findings> {
   }
   return findings
 }
-
-/**
- * Routes of the catalogue that answer 501 today. When one is built it leaves this count, and the walk
- * checks it like the others with no change here but the number (and, for a new kind of parameter, a
- * name in PARAM_KINDS or BODY_KINDS and an object of that kind in B's world).
- */
-const NOT_IMPLEMENTED_YET = 35
 
 let fake: FakeProvider
 beforeAll(async () => {
@@ -432,10 +424,6 @@ for (const dialect of DIALECTS) {
 
     test('every built route names a kind of object in each of its parameters and id fields', () => {
       expect(findings.unmapped).toEqual([])
-    })
-
-    test('the routes not built yet answer 501, and are counted until they join the walk', () => {
-      expect([...findings.notImplemented].sort()).toHaveLength(NOT_IMPLEMENTED_YET)
     })
   })
 }

@@ -30,14 +30,20 @@ export class BodyCapture {
     this.size += kept.length
   }
 
-  /** Sets the whole body at once: kept as text when it surely fits (3 bytes a character at most). */
+  /**
+   * Sets the whole body at once: kept as text when it surely fits (3 bytes a character at most).
+   * Otherwise only the head that can be kept is encoded: a character is a byte at least, so `limit`
+   * characters hold at least `limit` bytes, and a 20 MB prompt is not copied whole to keep 64 KB.
+   */
   set(text: string): void {
     if (this.size === 0 && text.length * 3 <= this.limit) {
       this.whole = text
       this.size += text.length
-    } else {
-      this.append(new TextEncoder().encode(text))
+      return
     }
+    const head = text.length > this.limit ? text.slice(0, this.limit) : text
+    if (head.length < text.length) this.truncated = true
+    this.append(new TextEncoder().encode(head))
   }
 
   text(): string {

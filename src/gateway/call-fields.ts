@@ -41,6 +41,7 @@ export function readCallFields(body: Record<string, unknown>): CallFields {
   if (model.length > MODEL_MAX_LENGTH)
     throw invalidField('model', `is longer than ${MODEL_MAX_LENGTH} characters: ${quoted(model)}`)
   if (hasControlCharacter(model)) throw invalidField('model', `contains control characters: ${quoted(model)}`)
+  if (!model.isWellFormed()) throw invalidField('model', `holds an unpaired surrogate, so it is no text: ${quoted(model)}`)
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
     throw invalidField('stream', `must be true or false; got ${quoted(stream)}`)
   let maxOutputTokens: number | undefined

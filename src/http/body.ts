@@ -1,5 +1,5 @@
 import { ApiError, payloadTooLarge, unparsableBody } from '../errors'
-import { refuseUnstorable } from './storable-text'
+import { bodyProblem } from './storable-text'
 
 /** Management bodies are settings and filters: a megabyte is far beyond any of them. */
 export const MANAGEMENT_BODY_BYTES = 1024 * 1024
@@ -61,7 +61,8 @@ export class BodyBudget {
 
   constructor(
     readonly capacity: number,
-    private readonly maxWaitMs = 10_000,
+    /** Long enough for a few maximum bodies ahead to be read and sent on, on a slow machine. */
+    private readonly maxWaitMs = 30_000,
   ) {}
 
   /** Holds `bytes` of the budget, waiting for room; answers the function that gives them back (once). */
@@ -128,11 +129,17 @@ const decoder = new TextDecoder()
  * (refused with 400 when it does not parse), fields for a form, and text otherwise (which a route's
  * schema then refuses with a message saying what it expected).
  */
-export async function parseBody(bytes: Uint8Array, contentType: string): Promise<unknown> {
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+const mediaType = (contentType: string) => contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+const isJson = (contentType: string) => {
+  const type = mediaType(contentType)
+  return type === 'application/json' || type.endsWith('+json')
+}
+
+async function parseBody(bytes: Uint8Array, contentType: string): Promise<unknown> {
+  const type = mediaType(contentType)
   if (type === 'multipart/form-data') return new Response(bytes, { headers: { 'content-type': contentType } }).formData()
   const text = decoder.decode(bytes)
-  if (type === 'application/json' || type.endsWith('+json')) {
+  if (isJson(contentType)) {
     try {
       return JSON.parse(text)
     } catch {
@@ -144,11 +151,19 @@ export async function parseBody(bytes: Uint8Array, contentType: string): Promise
 }
 
 /**
- * An Elysia `parse` hook: the body read within the management limit, parsed by its content type, and
- * refused when it holds text the store cannot hold.
+ * An Elysia `parse` hook: the body read within the management limit and parsed by its content type.
+ * Every management body is an object; one that is not, that nests too deep, or that holds text the
+ * store cannot hold is refused here with a 400 saying so, before the route's schema sees it (a schema
+ * failing on a huge string or a deep array took seconds to describe).
  */
 export const parseManagementBody = async ({ request, contentType }: { request: Request; contentType: string }) => {
-  const body = await parseBody(await readBody(request, MANAGEMENT_BODY_BYTES), contentType)
-  refuseUnstorable(body)
+  const bytes = await readBody(request, MANAGEMENT_BODY_BYTES)
+  // No body at all (a DELETE, say): the route's schema decides whether it needed one.
+  if (bytes.length === 0 && !isJson(contentType)) return undefined
+  const body = await parseBody(bytes, contentType)
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError('bad_request', 'the request body must be a JSON object')
+  const problem = bodyProblem(body)
+  if (problem !== undefined) throw new ApiError('bad_request', problem)
   return body
 }

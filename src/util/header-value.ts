@@ -7,4 +7,6 @@ const PLAIN_HEADER_VALUE = /^[\t\x20-\x7e]*$/
  * a second time. Printable ASCII goes as it is; anything else is sent percent-encoded as UTF-8
  * (`decodeURIComponent` gives the text back), so the header is always there and always valid.
  */
-export const headerValue = (text: string): string => (PLAIN_HEADER_VALUE.test(text) ? text : encodeURIComponent(text))
+export const headerValue = (text: string): string =>
+  // An unpaired surrogate has no UTF-8 (encodeURIComponent throws on it): it goes as U+FFFD.
+  PLAIN_HEADER_VALUE.test(text) ? text : encodeURIComponent(text.toWellFormed())

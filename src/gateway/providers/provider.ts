@@ -48,7 +48,17 @@ export interface StreamUsage {
 export const asRecord = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
 
-export const asNumber = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+/**
+ * The most tokens one reported count may hold. No model reads or writes this many in a call; the bound
+ * keeps a provider's nonsense (a fraction, a negative, 1e20) out of the record's integer columns, where
+ * it would be refused, and out of the price, where it would pass the largest exact integer. Three
+ * counts summed and a total stay within a 32-bit column.
+ */
+const MAX_TOKEN_COUNT = 500_000_000
+
+/** A token count a provider reported, as a whole number from 0 to MAX_TOKEN_COUNT; 0 when it is no number. */
+export const asTokenCount = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) ? Math.min(MAX_TOKEN_COUNT, Math.max(0, Math.trunc(value))) : 0
 
 export const parseJson = (text: string): unknown => {
   try {

@@ -1,5 +1,5 @@
 import type { Usage } from '../../usage'
-import { asNumber, asRecord, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
 
 /** The version gw speaks when the caller names none; a caller's `anthropic-version` is passed on. */
 const DEFAULT_VERSION = '2023-06-01'
@@ -8,11 +8,11 @@ const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const
 /** Anthropic's `input_tokens` leaves out the cached parts; gw's `promptTokens` counts them in. */
 function usageFrom(usage: Record<string, unknown> | undefined): Usage | undefined {
   if (!usage) return undefined
-  const cacheReadTokens = asNumber(usage.cache_read_input_tokens)
-  const cacheWriteTokens = asNumber(usage.cache_creation_input_tokens)
+  const cacheReadTokens = asTokenCount(usage.cache_read_input_tokens)
+  const cacheWriteTokens = asTokenCount(usage.cache_creation_input_tokens)
   return {
-    promptTokens: asNumber(usage.input_tokens) + cacheReadTokens + cacheWriteTokens,
-    completionTokens: asNumber(usage.output_tokens),
+    promptTokens: asTokenCount(usage.input_tokens) + cacheReadTokens + cacheWriteTokens,
+    completionTokens: asTokenCount(usage.output_tokens),
     cacheReadTokens,
     cacheWriteTokens,
   }

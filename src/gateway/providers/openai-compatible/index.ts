@@ -1,6 +1,6 @@
 import type { SseEvent } from '../../sse'
 import type { Usage } from '../../usage'
-import { asNumber, asRecord, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
 
 /**
  * OpenAI and every server that speaks its API (vLLM, Ollama, llama.cpp, ...): the base URL names the
@@ -11,12 +11,12 @@ import { asNumber, asRecord, type ProviderAdapter, parseJson, type StreamUsage }
 function usageOf(payload: unknown): Usage | undefined {
   const usage = asRecord(asRecord(payload)?.usage) ?? asRecord(asRecord(asRecord(payload)?.response)?.usage)
   if (!usage) return undefined
-  const promptTokens = asNumber(usage.prompt_tokens ?? usage.input_tokens)
+  const promptTokens = asTokenCount(usage.prompt_tokens ?? usage.input_tokens)
   const details = asRecord(usage.prompt_tokens_details) ?? asRecord(usage.input_tokens_details)
   return {
     promptTokens,
-    completionTokens: asNumber(usage.completion_tokens ?? usage.output_tokens),
-    cacheReadTokens: asNumber(details?.cached_tokens),
+    completionTokens: asTokenCount(usage.completion_tokens ?? usage.output_tokens),
+    cacheReadTokens: asTokenCount(details?.cached_tokens),
     cacheWriteTokens: 0,
   }
 }
