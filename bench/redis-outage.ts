@@ -21,6 +21,7 @@ import { appendFileSync, existsSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { accepts } from '../test/support/redis-server'
 import { PATH as CHAT_PATH, startFake, type Target } from './overhead/arms'
 import { PLAIN_BODY } from './overhead/calls'
 import { integer } from './overhead/config'
@@ -63,16 +64,6 @@ interface Round {
 function redisServer(port: number, logPath: string): Subprocess {
   const command = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
   return start(command, { env: process.env, logPath })
-}
-
-async function accepts(port: number): Promise<boolean> {
-  try {
-    const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })
-    socket.end()
-    return true
-  } catch {
-    return false
-  }
 }
 
 /**

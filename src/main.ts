@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from './config'
 import { ApiError } from './errors'
 import { serve } from './http/serve'
 import { openRuntime, type Runtime } from './runtime'
+import { errorMessage } from './store/faults'
 import { TIERS, type Tier } from './store/repositories/organizations'
 import { VERSION } from './version'
 
@@ -81,7 +82,7 @@ async function serveCommand(): Promise<void> {
     services.settings
       .applyRetention()
       .then((deleted) => deleted > 0 && log.info('retention: bodies deleted', { deleted }))
-      .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: String(error) }))
+      .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: errorMessage(error) }))
   }, RETENTION_INTERVAL_MS)
   const server = serve(app, services, {
     hostname: config.host,

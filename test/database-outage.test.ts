@@ -121,3 +121,34 @@ describe.skipIf(!databaseUrl)('Postgres unreachable', () => {
     expect((await h.request('GET', '/healthcheck')).status).toBe(200)
   })
 })
+
+describe('the database away in the middle of a gateway call', () => {
+  test("is a 503 with Retry-After in the caller's format, recorded, not a 500", async () => {
+    const fake = await startFakeProvider()
+    const h = await createHarness({ providers: providersAt(fake) })
+    try {
+      const org = await h.org()
+      // Authenticated from the cache, then the organisation's provider keys cannot be read.
+      h.services.providerKeys.newestFor = async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+      }
+      for (const path of ['/v1/chat/completions', '/v1/messages']) {
+        const response = await h.request('POST', path, {
+          token: org.apiKey,
+          body: { model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+        })
+        expect(response.status).toBe(503)
+        expect(response.headers.get('retry-after')).toBe('5')
+        expect(response.headers.get('gw-status')).toBe('error')
+        expect(await response.json()).toMatchObject(
+          path === '/v1/messages' ? { type: 'error', error: { type: 'api_error' } } : { error: { code: 'unavailable' } },
+        )
+        await h.requestLog.flush()
+        expect((await h.store.requests.get(org.orgId, response.headers.get('gw-id') as string))?.httpStatus).toBe(503)
+      }
+    } finally {
+      await h.close()
+      await fake.close()
+    }
+  })
+})

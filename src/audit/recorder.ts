@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal'
 import type { Logger } from '../log'
+import { errorMessage } from '../store/faults'
 import type { Store } from '../store/store'
 import { actorOf, auditEntry } from './entry'
 
@@ -49,7 +50,7 @@ export class AuditRecorder {
       .audit.append(entry)
       .catch((error: unknown) => {
         // The change has happened; losing its entry is loud, never silent.
-        this.log.error('audit entry not written', { action: entry.action, orgId: entry.orgId, error: String(error) })
+        this.log.error('audit entry not written', { action: entry.action, orgId: entry.orgId, error: errorMessage(error) })
       })
   }
 }

@@ -5,10 +5,11 @@
  */
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
-import { ApiError, badRequest, forbidden, internalError } from '../errors'
+import { ApiError, badRequest, callerFacing, forbidden, internalError } from '../errors'
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import { errorMessage } from '../store/faults'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
 import { headerValue } from '../util/header-value'
@@ -162,18 +163,17 @@ export class Gateway {
       state.model = fields.model
       return await this.serve(call, body, fields, state)
     } catch (error) {
-      const failure = error instanceof ApiError ? error : internalError()
-      if (!(error instanceof ApiError))
-        this.deps.log.error('gateway failure', { requestId: state.requestId, error: String(error) })
+      // The database being away is the caller's 503 to retry; anything else unknown is our own fault.
+      const facing = callerFacing(error)
+      if (!facing) this.deps.log.error('gateway failure', { requestId: state.requestId, error: errorMessage(error) })
+      const failure = facing ?? internalError()
       const out = JSON.stringify(errorBody(errorFamily(call.path), failure))
       state.responseBody.set(out)
       // The code leads the record's error, so `rate_limited` and the rest can be counted and filtered.
       await this.finish(state, { status: 'error', httpStatus: failure.status, error: `${failure.code}: ${failure.message}` })
-      return this.respond(
-        state,
-        'error',
-        new Response(out, { status: failure.status, headers: { 'content-type': 'application/json' } }),
-      )
+      const headers: Record<string, string> = { 'content-type': 'application/json' }
+      if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds)
+      return this.respond(state, 'error', new Response(out, { status: failure.status, headers }))
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config'
 import { redactPii } from '../security/pii'
 import { scanRequestBody } from '../security/scan'
-import { storeFault } from '../store/faults'
+import { errorMessage, storeFault } from '../store/faults'
 import type { RequestBodyRecord } from '../store/repositories/request-bodies'
 import type { RequestFlag } from '../store/repositories/request-flags'
 import type { RequestRecord } from '../store/repositories/requests'
@@ -113,8 +113,6 @@ function writeBatch(store: Store, rows: readonly Rows[]): Promise<SettledBalance
   })
 }
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 /**
  * The request log's writer over a store. A batch the database refuses for its values (not for being
  * away) is split in halves and each half written on its own, down to the one record at fault, which
@@ -136,7 +134,7 @@ export const writeEntries =
         if (storeFault(error) === 'unavailable') throw error
         const [only] = part
         if (part.length === 1 && only) {
-          const reason = describeError(error)
+          const reason = errorMessage(error)
           await store.requestRejects.add({
             requestId: only.record.id,
             orgId: only.record.orgId,

@@ -5,6 +5,7 @@
  * and retries it).
  */
 import { type Database, openDatabase } from '../store/database'
+import { errorMessage } from '../store/faults'
 import { createStore, type Store } from '../store/store'
 import { fromWire, type WriterReply, type WriterRequest, writeEntries } from './log-writer'
 import type { LogWriter } from './request-log'
@@ -34,6 +35,6 @@ self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
     const outcome = await write(request.entries.map(fromWire))
     reply({ id: request.id, balances: [...(outcome?.balances ?? [])], setAside: [...(outcome?.setAside ?? [])] })
   } catch (error) {
-    reply({ id: request.id, error: error instanceof Error ? error.message : String(error) })
+    reply({ id: request.id, error: errorMessage(error) })
   }
 })

@@ -1,4 +1,5 @@
 import type { Logger } from '../log'
+import { errorMessage } from '../store/faults'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { BodyCapture, BodyPolicy } from './body-capture'
 
@@ -79,7 +80,7 @@ export interface RequestLogOptions {
   /**
    * Most body bytes written in one flush (a single larger record still goes alone). A batch is copied
    * to the writer thread on the server's loop, and written in one transaction that the server's own
-   * SQLite writes wait for: 1,000 records with 64 KB prompts took 15 ms to post (issue 8).
+   * SQLite writes wait for: 1,000 records with 64 KB prompts took 15 ms to post (the large-prompts bench).
    */
   batchBodyBytes?: number
   /** How long a record may wait for companions before a flush. */
@@ -231,7 +232,7 @@ export class RequestLog {
           this.log.error('request log write failed; the records are kept and retried', {
             queued: this.queue.length,
             failuresInRow: this.failuresInRow,
-            error: String(error),
+            error: errorMessage(error),
           })
         }
       })

@@ -50,7 +50,7 @@ export function announcedLength(request: Request): number | undefined {
 
 /**
  * How many body bytes the gateway holds at once, across all calls. A call's body is held whole while
- * it is read, parsed and sent on (about three times its size in memory), so without a bound twelve
+ * it is read, decoded, parsed and sent on (about four times its size in memory), so without a bound twelve
  * 20 MB bodies took the process to gigabytes. A call whose body does not fit waits for room, in
  * arrival order, up to `maxWaitMs`, then is answered 503 with a Retry-After. A body larger than the
  * whole budget is let in alone, when nothing else is held.
@@ -124,17 +124,16 @@ export class BodyBudget {
 
 const decoder = new TextDecoder()
 
-/**
- * A management body as the route reads it, from bytes already read within the limit: JSON for JSON
- * (refused with 400 when it does not parse), fields for a form, and text otherwise (which a route's
- * schema then refuses with a message saying what it expected).
- */
 const mediaType = (contentType: string) => contentType.split(';')[0]?.trim().toLowerCase() ?? ''
 const isJson = (contentType: string) => {
   const type = mediaType(contentType)
   return type === 'application/json' || type.endsWith('+json')
 }
 
+/**
+ * A management body, from bytes already read within the limit: JSON for JSON (refused with 400 when
+ * it does not parse), fields for a form, and the text otherwise (then refused for not being an object).
+ */
 async function parseBody(bytes: Uint8Array, contentType: string): Promise<unknown> {
   const type = mediaType(contentType)
   if (type === 'multipart/form-data') return new Response(bytes, { headers: { 'content-type': contentType } }).formData()

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { ApiError, callerFacing, type ErrorCode, internalError, unparsableBody } from '../errors'
 import type { Fields, Logger } from '../log'
+import { errorMessage } from '../store/faults'
 
 /** Which body shape a route's errors take: the one its callers' SDKs parse. */
 export type ErrorFamily = 'management' | 'openai' | 'anthropic'
@@ -88,7 +89,7 @@ function noteOutage(log: Logger, message: string): void {
  */
 export function answerFailure(log: Logger, pathname: string, error: unknown, fields: Fields = {}): Response {
   const facing = callerFacing(error)
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (facing?.code === 'unavailable') noteOutage(log, message)
   if (facing) return errorResponse(pathname, facing)
   log.error('unhandled error', { ...fields, path: pathname, error: message })

@@ -65,3 +65,17 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError'
   }
 }
+
+/**
+ * What a failed statement says, without the statement: the query builder's own error repeats the
+ * statement and every value bound to it (a prompt, a credential's hash), which must not reach a log
+ * line or a stored reason; the driver's error under it says what went wrong. Other errors as they are.
+ */
+export function errorMessage(error: unknown): string {
+  let current = error
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (!current.message.startsWith('Failed query:')) return current.message
+    current = current.cause
+  }
+  return current instanceof Error ? current.message : String(current ?? error)
+}

@@ -27,7 +27,8 @@ function freePort(): number {
   return port
 }
 
-async function accepts(port: number): Promise<boolean> {
+/** Whether something accepts connections on a loopback port. */
+export async function accepts(port: number): Promise<boolean> {
   try {
     const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })
     socket.end()

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
 import type { Logger } from '../../log'
+import { errorMessage } from '../../store/faults'
 import type { AuditEntry, AuditFilterQuery } from '../../store/repositories/audit'
 import type { OrgRepositories, Store } from '../../store/store'
 import { csvRow } from './csv'
@@ -145,7 +146,7 @@ export class AuditService {
       this.log.error('audit export failed after it had begun; the download was cut', {
         orgId: principal.orgId,
         rowsWritten: written.rows,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       }),
     )
     return { from, to, body }
