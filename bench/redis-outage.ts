@@ -203,8 +203,9 @@ await runInScratch('redis-outage', async (workDir) => {
   const text = report(results)
   const file = join(REPO, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-redis-outage.md`)
   if (!existsSync(file))
-    writeFileSync(file, '# A Redis outage: what it costs gw\n\nWritten by `bun bench/redis-outage.ts`; each run is appended.\n\n')
-  appendFileSync(file, `${text}\n`)
+    writeFileSync(file, '# A Redis outage: what it costs gw\n\nWritten by `bun bench/redis-outage.ts`; each run is appended.\n')
+  // One blank line before each run and none after the last, as the formatter keeps Markdown.
+  appendFileSync(file, `\n${text.trimEnd()}\n`)
   console.log(text)
   console.log(`[redis-outage] appended to ${file}`)
 })
