@@ -102,7 +102,8 @@ describe('flags are left at log time, through the gateway', () => {
     expect(await flagsOf(id)).toEqual(['injection:ignore_instructions:1', 'pii:card:1', 'pii:email:1'])
     const raw = JSON.stringify(await h.db.query('SELECT * FROM request_flags'))
     expect(raw).not.toContain('bob@example.org')
-    expect(raw).not.toContain('4111')
+    // The card's digits in any grouping (a random id may hold "4111" by chance, so the whole number is sought).
+    expect(raw.replace(/[ -]/g, '')).not.toContain('4111111111111111')
   })
 
   test('requests are scanned even when the organisation keeps no bodies', async () => {
