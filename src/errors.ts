@@ -73,8 +73,8 @@ export const payloadTooLarge = (limit: number) =>
   new ApiError('payload_too_large', `the request body is larger than this route's limit of ${limit} bytes`, { limit })
 /** Seconds a caller is told to wait when the database is away: about how long a failover takes. */
 export const UNAVAILABLE_RETRY_SECONDS = 5
-export const unavailable = (what: string) =>
-  new ApiError('unavailable', `${what}; try again shortly`, undefined, undefined, UNAVAILABLE_RETRY_SECONDS)
+export const unavailable = (what: string, retryAfterSeconds = UNAVAILABLE_RETRY_SECONDS) =>
+  new ApiError('unavailable', `${what}; try again shortly`, undefined, undefined, retryAfterSeconds)
 /** Our own fault: the caller learns nothing of it, the server log has the details. */
 export const internalError = () => new ApiError('internal_error', 'internal error; the server log has the details')
 

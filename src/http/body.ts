@@ -1,4 +1,4 @@
-import { ApiError, payloadTooLarge, unparsableBody } from '../errors'
+import { ApiError, payloadTooLarge, unavailable, unparsableBody } from '../errors'
 import { bodyProblem } from './storable-text'
 
 /** Management bodies are settings and filters: a megabyte is far beyond any of them. */
@@ -100,15 +100,7 @@ export class BodyBudget {
         const at = this.waiting.indexOf(entry)
         if (at >= 0) this.waiting.splice(at, 1)
         this.admitWaiting()
-        reject(
-          new ApiError(
-            'unavailable',
-            'the gateway is holding as many request bodies as it may; try again shortly',
-            undefined,
-            undefined,
-            1,
-          ),
-        )
+        reject(unavailable('the gateway is holding as many request bodies as it may', 1))
       }, this.maxWaitMs)
       this.waiting.push(entry)
     })

@@ -107,13 +107,18 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
   let open = false
   let closed: Array<() => void> = []
   const scope = new TransactionScope()
-  const noTransactionOpen = async (): Promise<void> => {
+  // Checked in place: every repository call passes here, and mostly no transaction is open.
+  const noTransactionOpen = (): Promise<void> | undefined => {
     scope.refuseInside()
+    return open ? untilClosed() : undefined
+  }
+  const untilClosed = async (): Promise<void> => {
     while (open) await new Promise<void>((resolve) => closed.push(resolve))
   }
 
   const outsideTransactions = async <T>(work: () => Promise<T>): Promise<T> => {
-    await noTransactionOpen()
+    const waiting = noTransactionOpen()
+    if (waiting) await waiting
     const deadline = Date.now() + lockWaitMs
     for (let attempt = 0; ; attempt++) {
       try {
@@ -121,7 +126,7 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
       } catch (error) {
         if (!isBusy(error) || Date.now() >= deadline) throw error
         await Bun.sleep(lockRetryDelayMs(attempt))
-        await noTransactionOpen()
+        await untilClosed()
       }
     }
   }
