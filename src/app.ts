@@ -188,8 +188,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayRoutes(gate, services.dispatch, deps.meta, services.gatewayInfo))
-  checkAgainstCatalogue(app.routes)
-  return app.use(catalogueStubs(gate, app.routes))
+  const whole = app.use(catalogueStubs(gate, app.routes))
+  checkAgainstCatalogue(whole.routes)
+  return whole
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
 import { READ_ONLY_PERMISSIONS } from '../src/auth/permissions'
-import { ROUTE_CATALOGUE, toRouterPath } from '../src/modules/catalogue'
 import { createHarness, type Harness, type Org } from './support/harness'
 
 let h: Harness

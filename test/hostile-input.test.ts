@@ -13,8 +13,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
+import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
 import { DISPATCH_PATHS, type DispatchPath } from '../src/gateway/http'
-import { ROUTE_CATALOGUE, toRouterPath } from '../src/modules/catalogue'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import {
   createHarness,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ROUTE_CATALOGUE } from '../src/auth/catalogue'
 import { BUILT_IN_ROLE_PERMISSIONS, MEMBER_PERMISSIONS, type Permission } from '../src/auth/permissions'
-import { ROUTE_CATALOGUE } from '../src/modules/catalogue'
 import { createHarness, type Harness, type Org } from './support/harness'
 
 /** A concrete path for a catalogue route: the caller's own organisation for `{id}`, a made-up value elsewhere. */

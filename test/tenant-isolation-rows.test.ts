@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type CatalogueRoute, ROUTE_CATALOGUE, toRouterPath } from '../src/modules/catalogue'
+import { type CatalogueRoute, ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
 import { type DatabaseSnapshot, ownerOf, type Row, rowChanges, snapshot } from './support/db-snapshot'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 import { createHarness, DIALECTS, type Harness } from './support/harness'

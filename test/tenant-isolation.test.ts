@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ROUTE_CATALOGUE } from '../src/modules/catalogue'
+import { ROUTE_CATALOGUE } from '../src/auth/catalogue'
 import { createHarness, type Harness, type Org } from './support/harness'
 
 let h: Harness

@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia'
 import type { AuditRecorder } from '../audit/recorder'
 import type { Authenticator } from '../auth/authenticator'
+import { catalogueOf } from '../auth/catalogue'
 import { MEMBER_PERMISSIONS, type Permission, READ_ONLY_PERMISSIONS } from '../auth/permissions'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
-import { forbidden, notFound } from '../errors'
+import { forbidden, internalError, notFound } from '../errors'
 import { parseManagementBody } from './body'
 import { sourceIp } from './request-info'
 
@@ -29,8 +30,18 @@ const callers = new WeakMap<Request, Principal>()
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** What a route asks of its caller: a permission of the catalogue, the gateway scope, or just a credential. */
-type Requirement = Permission | 'gateway' | 'authenticated'
+/** The mark the `catalogued` macro leaves in a route's detail. */
+export const CATALOGUED = 'x-catalogued'
+
+/** What a route asks of its caller: the permission the catalogue gives it, the gateway scope, or just a credential. */
+type Requirement = 'catalogue' | 'gateway' | 'authenticated'
+
+/** The catalogue's permission for the route a request reached; start-up made sure there is one. */
+function permissionFor(request: Request, route: string): Permission {
+  const permission = catalogueOf(request.method, route)
+  if (permission === undefined) throw internalError()
+  return permission
+}
 
 function refusal(principal: Principal, permission: Permission): Error {
   if (principal.kind === 'session')
@@ -49,7 +60,10 @@ function gate(authenticator: Authenticator, ctx: GateContext, requirement: Requi
       // permission so the answer about another organisation is the same for every caller.
       if (ctx.route.startsWith(ORG_PATH) && ctx.params?.id !== principal.orgId) throw notFound('organization')
       if (requirement === 'gateway') requireGatewayScope(principal)
-      else if (requirement !== 'authenticated' && !principal.permissions.has(requirement)) throw refusal(principal, requirement)
+      else if (requirement === 'catalogue') {
+        const permission = permissionFor(ctx.request, ctx.route)
+        if (!principal.permissions.has(permission)) throw refusal(principal, permission)
+      }
       return principal
     })
     verdicts.set(ctx.request, verdict)
@@ -58,7 +72,7 @@ function gate(authenticator: Authenticator, ctx: GateContext, requirement: Requi
 }
 
 /**
- * The `permission`, `gateway` and `authenticated` macros; a handler that uses one receives a typed
+ * The `catalogued`, `gateway` and `authenticated` macros; a handler that uses one receives a typed
  * `principal`. Each runs the same gate in the parse, transform and resolve hooks.
  */
 interface AfterContext extends GateContext {
@@ -76,6 +90,9 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
   const audit = async ({ request, route, params, set, responseValue, server }: AfterContext) => {
     const principal = callers.get(request)
     if (!principal || !WRITE_METHODS.has(request.method)) return
+    // A read-only permission's POST routes carry a query in their body and change nothing.
+    const permission = catalogueOf(request.method, route)
+    if (permission !== undefined && READ_ONLY_PERMISSIONS.has(permission)) return
     const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
     if (status === 501) return
     await recorder.record(principal, {
@@ -102,10 +119,15 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
   })
   const bearer = { security: [{ bearer: [] }] }
   return new Elysia({ name: 'authz' }).macro({
-    permission: (permission: Permission) => ({
-      detail: { ...bearer, 'x-permission': permission } as Record<string, unknown>,
-      ...hooks(permission),
-      ...(READ_ONLY_PERMISSIONS.has(permission) ? {} : { mapResponse: audit }),
+    /**
+     * The route needs the permission the route catalogue gives it, stated nowhere else. A macro does
+     * not see its route's path, so `x-catalogued` marks the route, and start-up (modules/router.ts)
+     * checks that the catalogue holds it and writes its `x-permission` into the document.
+     */
+    catalogued: (_enabled: true) => ({
+      detail: { ...bearer, [CATALOGUED]: true } as Record<string, unknown>,
+      ...hooks('catalogue'),
+      mapResponse: audit,
     }),
     gateway: (_enabled: true) => ({
       detail: { ...bearer, 'x-scope': 'gateway' } as Record<string, unknown>,

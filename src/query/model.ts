@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { oneOf } from '../http/schema'
+import { oneOf } from '../util/typebox'
 import { INCREMENTS } from './time'
 
 /**

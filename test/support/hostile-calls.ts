@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import type { App } from '../../src/app'
-import { ROUTE_CATALOGUE } from '../../src/modules/catalogue'
+import { ROUTE_CATALOGUE } from '../../src/auth/catalogue'
 import { type Body, bodyText, expandText, type PathParam, paramInUrl } from './hostile-values'
 
 /**

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { WindowBody } from '../../query/model'
 import type { GroupedViews } from './grouped'
 import { METRICS } from './metrics'
@@ -20,7 +20,7 @@ import {
 } from './model'
 import type { AnalyticsService } from './service'
 
-const read = { permission: 'traffic.read' as const }
+const read = { catalogued: true as const }
 
 /** `/v1/metrics/*` and the dashboard (spec 4.6 `traffic.read`): the metric table's routes, plus the computed ones. */
 export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, grouped: GroupedViews) => {
@@ -32,7 +32,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: WindowBody,
-        response: ok(QuantilesResult),
+        response: Ok(QuantilesResult),
         detail: { summary: 'p50, p90, p95 and p99 of latency and time to first token' },
       },
     )
@@ -42,7 +42,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: WindowBody,
-        response: ok(CacheSavingsResult),
+        response: Ok(CacheSavingsResult),
         detail: { summary: 'What prompt-cache reads saved, in USD, at list prices' },
       },
     )
@@ -55,7 +55,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: PropertyAggregationBody,
-        response: ok(t.Array(Group)),
+        response: Ok(t.Array(Group)),
         detail: { summary: 'Requests, cost, tokens, errors and latency per value of one property, busiest first' },
       },
     )
@@ -65,7 +65,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: WindowBody,
-        response: ok(ScoresResult),
+        response: Ok(ScoresResult),
         detail: { summary: "Scores of the window's requests, by name: count, average, lowest, highest" },
       },
     )
@@ -75,7 +75,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: VerdictsBody,
-        response: ok(VerdictsResult),
+        response: Ok(VerdictsResult),
         detail: { summary: 'Pass and fail per score name against a threshold (0.5 by default)' },
       },
     )
@@ -87,7 +87,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       {
         ...read,
         body: WindowBody,
-        response: ok(metricSchema(spec)),
+        response: Ok(metricSchema(spec)),
         detail: {
           summary: `${name} (${spec.shape}${spec.overTime ? ' over time' : ''}): ${Object.keys(spec.measures).join(', ')}`,
         },
@@ -104,31 +104,31 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
     .post('/v1/spend/by', async ({ principal, body }) => ({ data: await views.spendBy(principal, body), error: null }), {
       ...read,
       body: GroupedBody,
-      response: ok(t.Array(Group)),
+      response: Ok(t.Array(Group)),
       detail: { summary: 'Spend grouped by model, provider, user, api_key, path or property:<name>' },
     })
     .post('/v1/providers', async ({ principal, body }) => ({ data: await views.providers(principal, body), error: null }), {
       ...read,
       body: GroupedBody,
-      response: ok(t.Array(Group)),
+      response: Ok(t.Array(Group)),
       detail: { summary: 'Traffic by provider' },
     })
     .post('/v1/session/query', async ({ principal, body }) => ({ data: await views.sessions(principal, body), error: null }), {
       ...read,
       body: GroupedBody,
-      response: ok(t.Array(Group)),
+      response: Ok(t.Array(Group)),
       detail: { summary: 'Sessions (Gw-Session-Id), most recent first' },
     })
     .post('/v1/user/query', async ({ principal, body }) => ({ data: await views.users(principal, body), error: null }), {
       ...read,
       body: GroupedBody,
-      response: ok(t.Array(Group)),
+      response: Ok(t.Array(Group)),
       detail: { summary: 'Users (Gw-User-Id), costliest first (Users feature)' },
     })
     .post('/v1/user/metrics/query', async ({ principal, body }) => ({ data: await views.users(principal, body), error: null }), {
       ...read,
       body: GroupedBody,
-      response: ok(t.Array(Group)),
+      response: Ok(t.Array(Group)),
       detail: { summary: "Each user's requests, cost, tokens, errors and latency (Users feature)" },
     })
     .post(
@@ -137,7 +137,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
       {
         ...read,
         body: GroupedBody,
-        response: ok(UsersOverview),
+        response: Ok(UsersOverview),
         detail: { summary: 'How many users, and what one sends and costs on average (Users feature)' },
       },
     )
@@ -147,7 +147,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
       {
         ...read,
         body: GroupedBody,
-        response: ok(t.Array(t.String())),
+        response: Ok(t.Array(t.String())),
         detail: { summary: 'The property keys seen, without hidden ones' },
       },
     )
@@ -157,7 +157,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
       {
         ...read,
         body: WindowBody,
-        response: ok(KeysOverTime),
+        response: Ok(KeysOverTime),
         detail: { summary: 'Per time bucket, how many requests carried each property key (hidden keys left out)' },
       },
     )
@@ -171,7 +171,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
         ...read,
         params: PropertyParams,
         body: GroupedBody,
-        response: ok(t.Array(Group)),
+        response: Ok(t.Array(Group)),
         detail: { summary: "A property's values containing `search`" },
       },
     )
@@ -185,7 +185,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
         ...read,
         params: PropertyParams,
         body: GroupedBody,
-        response: ok(t.Array(Group)),
+        response: Ok(t.Array(Group)),
         detail: { summary: "A property's values, costliest first" },
       },
     )
@@ -199,7 +199,7 @@ export const groupedRoutes = (authz: Authz, views: GroupedViews) =>
         ...read,
         params: PropertyParams,
         body: GroupedBody,
-        response: ok(t.Array(Group)),
+        response: Ok(t.Array(Group)),
         detail: { summary: "A property's values, busiest first" },
       },
     )

@@ -13,19 +13,19 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
     })
     // The two organisation-wide MCP listings sit under keys.write in the spec: they show who holds access.
     .get('/v1/mcp-connections/org', async ({ principal }) => ({ data: await mcp.connections(principal.orgId), error: null }), {
-      permission: 'keys.write',
+      catalogued: true,
       detail: { summary: "Every MCP client grant of the organization's people" },
     })
     .get(
       '/v1/mcp/upstream/connections/org',
       async ({ principal }) => ({ data: await mcp.upstream(principal.orgId), error: null }),
       {
-        permission: 'keys.write',
+        catalogued: true,
         detail: { summary: "Every upstream MCP connection held for the organization's people" },
       },
     )
     .get('/v1/api-keys/scopes/entitlement', ({ principal }) => ({ data: keys.entitlement(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       detail: { summary: 'Which scopes API keys may carry' },
     })
     .post(
@@ -34,7 +34,7 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         set.status = 201
         return { data: await keys.create(principal, body), error: null }
       },
-      { permission: 'keys.write', body: CreateKeyBody, detail: { summary: 'Create an API key; the key is shown once' } },
+      { catalogued: true, body: CreateKeyBody, detail: { summary: 'Create an API key; the key is shown once' } },
     )
     .patch(
       '/v1/api-keys/:apiKeyId',
@@ -43,7 +43,7 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         error: null,
       }),
       {
-        permission: 'keys.write',
+        catalogued: true,
         params: KeyParams,
         body: UpdateKeyBody,
         detail: { summary: 'Rename a key or change its expiry' },
@@ -55,7 +55,7 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         data: await keys.revoke(principal, params.apiKeyId),
         error: null,
       }),
-      { permission: 'keys.write', params: KeyParams, detail: { summary: 'Revoke a key' } },
+      { catalogued: true, params: KeyParams, detail: { summary: 'Revoke a key' } },
     )
     .post(
       '/v1/api-keys/proxy-key',
@@ -64,7 +64,7 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         return { data: await keys.createProxy(principal, body), error: null }
       },
       {
-        permission: 'keys.write',
+        catalogued: true,
         body: CreateProxyKeyBody,
         detail: { summary: 'Create a proxy key bound to one provider key; shown once' },
       },
@@ -75,7 +75,7 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         data: await keys.setProxyScopes(principal, params.proxyKeyId, body.scopes),
         error: null,
       }),
-      { permission: 'keys.write', params: ProxyKeyParams, body: ScopesBody, detail: { summary: "Replace a proxy key's scopes" } },
+      { catalogued: true, params: ProxyKeyParams, body: ScopesBody, detail: { summary: "Replace a proxy key's scopes" } },
     )
     .put(
       '/v1/api-keys/:apiKeyId/scopes',
@@ -83,5 +83,5 @@ export const apiKeyRoutes = (authz: Authz, keys: ApiKeysService, mcp: McpConnect
         data: await keys.setScopes(principal, params.apiKeyId, body.scopes),
         error: null,
       }),
-      { permission: 'keys.write', params: KeyParams, body: ScopesBody, detail: { summary: "Replace a key's scopes" } },
+      { catalogued: true, params: KeyParams, body: ScopesBody, detail: { summary: "Replace a key's scopes" } },
     )

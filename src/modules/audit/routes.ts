@@ -43,7 +43,7 @@ export const auditRoutes = (authz: Authz, audit: AuditService) =>
       '/v1/organization/:id/audit',
       async ({ principal, query }) => ({ data: await audit.page(principal, query), error: null }),
       {
-        permission: 'audit.read',
+        catalogued: true,
         params: OrgParams,
         query: PageQuery,
         detail: { summary: 'Audit entries, newest first; page with nextCursor' },
@@ -62,7 +62,7 @@ export const auditRoutes = (authz: Authz, audit: AuditService) =>
         })
       },
       {
-        permission: 'audit.read',
+        catalogued: true,
         params: OrgParams,
         query: ExportQuery,
         detail: {

@@ -1,11 +1,12 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ok, oneOf } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { SeriesPoint, timeBodyWith } from '../../query/model'
+import { oneOf } from '../../util/typebox'
 import { BUDGET_ACTIONS, type BudgetActionViews } from './actions'
 
 const Body = timeBodyWith({})
-const read = { permission: 'traffic.read' as const }
+const read = { catalogued: true as const }
 
 /** The budget-action views (spec 4.6 `traffic.read`). */
 export const budgetRoutes = (authz: Authz, actions: BudgetActionViews) =>
@@ -17,7 +18,7 @@ export const budgetRoutes = (authz: Authz, actions: BudgetActionViews) =>
       {
         ...read,
         body: Body,
-        response: ok(
+        response: Ok(
           t.Array(
             t.Object({
               action: oneOf(BUDGET_ACTIONS),
@@ -36,7 +37,7 @@ export const budgetRoutes = (authz: Authz, actions: BudgetActionViews) =>
       {
         ...read,
         body: Body,
-        response: ok(t.Array(SeriesPoint({ values: t.Record(t.String(), t.Number()) }))),
+        response: Ok(t.Array(SeriesPoint({ values: t.Record(t.String(), t.Number()) }))),
         detail: { summary: 'Per time bucket, how many budget actions of each kind' },
       },
     )

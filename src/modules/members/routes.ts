@@ -14,7 +14,7 @@ export const memberRoutes = (authz: Authz, members: MembersService) =>
         return { data: await members.invite(principal, body), error: null }
       },
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: OrgParams,
         body: AddMemberBody,
         detail: { summary: 'Add a member; a new person gets a one-time invite token' },
@@ -24,7 +24,7 @@ export const memberRoutes = (authz: Authz, members: MembersService) =>
       '/v1/organization/:id/update_member',
       async ({ principal, body }) => ({ data: await members.updateRole(principal, body), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: OrgParams,
         body: UpdateMemberBody,
         detail: { summary: "Change a member's role" },
@@ -34,7 +34,7 @@ export const memberRoutes = (authz: Authz, members: MembersService) =>
       '/v1/organization/:id/remove_member',
       async ({ principal, body }) => ({ data: await members.remove(principal, body.userId), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: OrgParams,
         body: RemoveMemberBody,
         detail: { summary: 'Remove a member; their sessions end at once' },

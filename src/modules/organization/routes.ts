@@ -14,7 +14,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/:id/permissions/me',
       ({ principal }) => ({ data: organizations.permissionsOf(principal), error: null }),
       {
-        permission: 'org.read',
+        catalogued: true,
         params: OrgParams,
         detail: { summary: "The caller's effective permissions in this organization" },
       },
@@ -27,7 +27,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/:id/update',
       async ({ principal, body }) => ({ data: await settings.rename(principal, body.name), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         params: OrgParams,
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
         detail: { summary: "Change the organization's details" },
@@ -37,7 +37,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/onboard',
       async ({ principal, body }) => ({ data: await settings.startOnboarding(principal, body.data), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: t.Object({ data: t.Optional(Data) }, { additionalProperties: false }),
         detail: { summary: 'Start onboarding' },
       },
@@ -46,7 +46,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/update_onboarding',
       async ({ principal, body }) => ({ data: await settings.updateOnboarding(principal, body), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: t.Object(
           { step: t.Optional(t.String({ maxLength: 100 })), completed: t.Optional(t.Boolean()), data: t.Optional(Data) },
           { additionalProperties: false },
@@ -58,7 +58,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/user/accept_terms',
       async ({ principal, body }) => ({ data: await settings.acceptTerms(principal, body.version), error: null }),
       {
-        permission: 'org.read',
+        catalogued: true,
         body: t.Object({ version: t.String({ minLength: 1, maxLength: 50 }) }, { additionalProperties: false }),
         detail: { summary: 'Accept the terms (a person, with a session)' },
       },
@@ -67,7 +67,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/body-retention-config',
       async ({ principal, body }) => ({ data: await settings.setBodyRetention(principal, body), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: t.Object(
           {
             mode: t.Union([t.Literal('none'), t.Literal('days')], { error: 'mode must be none (store no bodies) or days' }),
@@ -82,7 +82,7 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       '/v1/organization/pii-config',
       async ({ principal, body }) => ({ data: await settings.setPiiRedaction(principal, body.redact), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: t.Object({ redact: t.Boolean() }, { additionalProperties: false }),
         detail: { summary: 'Redact emails, phone and card numbers and secrets in stored bodies' },
       },

@@ -10,7 +10,7 @@ export const ownershipRoutes = (authz: Authz, ownership: OwnershipService) =>
       '/v1/organization/delete',
       async ({ principal }) => ({ data: await ownership.deleteOrganization(principal), error: null }),
       {
-        permission: 'ownership',
+        catalogued: true,
         detail: { summary: "Delete the caller's organization and all its data; its keys and sessions stop at once" },
       },
     )
@@ -18,7 +18,7 @@ export const ownershipRoutes = (authz: Authz, ownership: OwnershipService) =>
       '/v1/organization/:id/update_owner',
       async ({ principal, body }) => ({ data: await ownership.transfer(principal, body.userId), error: null }),
       {
-        permission: 'ownership',
+        catalogued: true,
         params: t.Object({ id: t.String() }),
         body: t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
         detail: { summary: 'Transfer ownership to another member; the old Owner becomes Admin' },

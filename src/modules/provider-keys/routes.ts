@@ -8,7 +8,7 @@ import type { ProviderKeysService } from './service'
  * same store seen as a vault, `/v1/vault/*`. Secrets go in; only masked forms come out.
  */
 export const providerKeyRoutes = (authz: Authz, keys: ProviderKeysService) => {
-  const write = { permission: 'provider_keys.write' as const }
+  const write = { catalogued: true as const }
   return new Elysia({ name: 'provider-key-routes' })
     .use(authz)
     .post(

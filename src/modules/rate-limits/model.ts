@@ -11,5 +11,18 @@ export const RuleBody = t.Object(
   },
   { additionalProperties: false },
 )
+export type RuleInput = typeof RuleBody.static
 
 export const RuleParams = t.Object({ ruleId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const Rule = t.Object({
+  id: t.String(),
+  quota: t.Number(),
+  windowSeconds: t.Integer(),
+  unit: t.String(),
+  segment: t.String(),
+  property: t.Nullable(t.String()),
+  policy: t.String({ description: 'the rule as a Gw-RateLimit-Policy value' }),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})

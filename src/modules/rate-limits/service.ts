@@ -7,14 +7,7 @@ import { DEFAULT_WINDOW_SECONDS, formatPolicy, type Policy, validatePolicy } fro
 import type { RateLimitRule } from '../../store/repositories/rate-limit-rules'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
-
-export interface RuleInput {
-  quota: number
-  windowSeconds?: number
-  unit?: string
-  segment?: string
-  property?: string
-}
+import type { RuleInput } from './model'
 
 /**
  * The gateway reads rules this fresh: a change is in force on every instance within a second, with no
@@ -47,7 +40,7 @@ export class RateLimitRulesService implements RuleSource {
 
   constructor(
     private readonly store: Store,
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
   ) {
     this.cache = new TtlCache(100_000, RULE_CACHE_MS, now)
   }
@@ -67,7 +60,7 @@ export class RateLimitRulesService implements RuleSource {
   async create(principal: Principal, input: RuleInput) {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
     const policy = this.validate(input)
-    const now = new Date()
+    const now = new Date(this.now())
     const rule: RateLimitRule = {
       id: randomUUID(),
       orgId: principal.orgId,
@@ -85,7 +78,7 @@ export class RateLimitRulesService implements RuleSource {
     const policy = this.validate(input)
     const updated = await this.store.org(principal.orgId).rateLimitRules.update(id, {
       ...this.columns(policy),
-      updatedAt: new Date(),
+      updatedAt: new Date(this.now()),
     })
     if (!updated) throw notFound('rate-limit rule')
     this.cache.delete(principal.orgId)
@@ -96,7 +89,7 @@ export class RateLimitRulesService implements RuleSource {
     requireTier(principal.tier, 'growth', 'Rate-limit rules')
     if (!(await this.store.org(principal.orgId).rateLimitRules.delete(id))) throw notFound('rate-limit rule')
     this.cache.delete(principal.orgId)
-    return { id, deleted: true }
+    return { id, deleted: true as const }
   }
 
   private validate(input: RuleInput): Policy {

@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ok, oneOf } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { Maybe, PAGE_FIELDS, timeBodyWith } from '../../query/model'
+import { oneOf } from '../../util/typebox'
 import type { RelayedCallViews } from './views'
 
 const Status = oneOf(['success', 'error'])
@@ -24,7 +25,7 @@ const Call = {
 const id = t.String({ maxLength: 200 })
 const CallsBody = timeBodyWith(PAGE_FIELDS)
 const Page = { offset: t.Number(), limit: t.Number() }
-const read = { permission: 'traffic.read' as const }
+const read = { catalogued: true as const }
 
 /** The MCP and A2A views (spec 4.6 `traffic.read`). */
 export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
@@ -36,7 +37,7 @@ export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
       {
         ...read,
         body: timeBodyWith({ ...PAGE_FIELDS, serverId: t.Optional(id), toolName: t.Optional(id), status: t.Optional(Status) }),
-        response: ok(
+        response: Ok(
           t.Object({
             calls: t.Array(t.Object({ ...Call, serverId: t.String(), serverName: t.String(), toolName: t.String() })),
             ...Page,
@@ -48,7 +49,7 @@ export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
     .post('/v1/mcp/summary', async ({ principal, body }) => ({ data: await views.mcpSummary(principal, body), error: null }), {
       ...read,
       body: CallsBody,
-      response: ok(
+      response: Ok(
         t.Object({
           ...Stats,
           tools: t.Array(t.Object({ serverId: t.String(), serverName: t.String(), toolName: t.String(), ...Stats })),
@@ -62,7 +63,7 @@ export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
       {
         ...read,
         body: CallsBody,
-        response: ok(
+        response: Ok(
           t.Object({
             servers: t.Array(t.Object({ id: t.String(), name: t.String() })),
             tools: t.Array(t.String()),
@@ -75,7 +76,7 @@ export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
     .post('/v1/a2a/calls', async ({ principal, body }) => ({ data: await views.a2aCalls(principal, body), error: null }), {
       ...read,
       body: timeBodyWith({ ...PAGE_FIELDS, agentId: t.Optional(id), status: t.Optional(Status) }),
-      response: ok(
+      response: Ok(
         t.Object({
           calls: t.Array(t.Object({ ...Call, agentId: t.String(), agentName: t.String(), skill: Maybe(t.String()) })),
           ...Page,
@@ -86,6 +87,6 @@ export const relayedCallRoutes = (authz: Authz, views: RelayedCallViews) =>
     .post('/v1/a2a/summary', async ({ principal, body }) => ({ data: await views.a2aSummary(principal, body), error: null }), {
       ...read,
       body: CallsBody,
-      response: ok(t.Object({ ...Stats, agents: t.Array(t.Object({ agentId: t.String(), agentName: t.String(), ...Stats })) })),
+      response: Ok(t.Object({ ...Stats, agents: t.Array(t.Object({ agentId: t.String(), agentName: t.String(), ...Stats })) })),
       detail: { summary: 'A2A agent calls in all and per agent: calls, errors, average latency, cost' },
     })

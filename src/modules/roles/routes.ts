@@ -11,12 +11,12 @@ export const roleRoutes = (authz: Authz, roles: RolesService) =>
   new Elysia({ name: 'role-routes' })
     .use(authz)
     .get('/v1/organization/:id/roles', async ({ principal }) => ({ data: await roles.list(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: 'Built-in and custom roles with their permissions' },
     })
     .get('/v1/organization/:id/roles/entitlement', ({ principal }) => ({ data: roles.entitlement(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: 'Whether custom roles are available on this tier' },
     })
@@ -27,7 +27,7 @@ export const roleRoutes = (authz: Authz, roles: RolesService) =>
         return { data: await roles.create(principal, body), error: null }
       },
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: OrgParams,
         body: t.Object(
           { name: t.String({ minLength: 1, maxLength: 200 }), permissions: Permissions },
@@ -40,7 +40,7 @@ export const roleRoutes = (authz: Authz, roles: RolesService) =>
       '/v1/organization/:id/roles/:roleId',
       async ({ principal, params, body }) => ({ data: await roles.update(principal, params.roleId, body), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: RoleParams,
         body: t.Object(
           { name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), permissions: t.Optional(Permissions) },
@@ -53,7 +53,7 @@ export const roleRoutes = (authz: Authz, roles: RolesService) =>
       '/v1/organization/:id/roles/:roleId/archive',
       async ({ principal, params }) => ({ data: await roles.archive(principal, params.roleId), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: RoleParams,
         detail: { summary: 'Archive a custom role; its holders fall back to Member' },
       },

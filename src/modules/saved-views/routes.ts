@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import type { SavedViewsService } from './service'
 
 const OrgParams = t.Object({ id: t.String() })
@@ -27,7 +27,7 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
         set.status = 201
         return { data: await views.createFilter(principal, body), error: null }
       },
-      { permission: 'org.settings.write', body: CreateBody, detail: { summary: 'Save a filter' } },
+      { catalogued: true, body: CreateBody, detail: { summary: 'Save a filter' } },
     )
     .post(
       '/v1/organization/:id/create_filter',
@@ -35,13 +35,13 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
         set.status = 201
         return { data: await views.createFilter(principal, body), error: null }
       },
-      { permission: 'org.settings.write', params: OrgParams, body: CreateBody, detail: { summary: 'Save a filter' } },
+      { catalogued: true, params: OrgParams, body: CreateBody, detail: { summary: 'Save a filter' } },
     )
     .patch(
       '/v1/filter/:id',
       async ({ principal, params, body }) => ({ data: await views.updateFilter(principal, params.id, body), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         params: FilterParams,
         body: UpdateBody,
         detail: { summary: 'Change a saved filter' },
@@ -51,7 +51,7 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       '/v1/organization/:id/update_filter',
       async ({ principal, body }) => ({ data: await views.updateFilter(principal, body.filterId, body), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         params: OrgParams,
         body: t.Object(
           { filterId: t.String({ minLength: 1, maxLength: 64 }), name: t.Optional(Name), filter: t.Optional(t.Unknown()) },
@@ -64,7 +64,7 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       '/v1/filter/:id',
       async ({ principal, params }) => ({ data: await views.deleteFilter(principal, params.id), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         params: FilterParams,
         detail: { summary: 'Delete a saved filter' },
       },
@@ -73,7 +73,7 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       '/v1/property/hide',
       async ({ principal, body }) => ({ data: await views.hideProperty(principal, body.key), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: PropertyBody,
         detail: { summary: 'Hide a request property from the property views' },
       },
@@ -82,7 +82,7 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       '/v1/property/restore',
       async ({ principal, body }) => ({ data: await views.restoreProperty(principal, body.key), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         body: PropertyBody,
         detail: { summary: 'Show a hidden property again' },
       },
@@ -91,9 +91,9 @@ export const savedViewRoutes = (authz: Authz, views: SavedViewsService) =>
       '/v1/property/hidden/query',
       async ({ principal }) => ({ data: await views.hiddenProperties(principal), error: null }),
       {
-        permission: 'traffic.read',
+        catalogued: true,
         body: t.Optional(t.Object({}, { additionalProperties: false })),
-        response: ok(t.Array(t.Object({ key: t.String(), hiddenAt: t.String({ format: 'date-time' }) }))),
+        response: Ok(t.Array(t.Object({ key: t.String(), hiddenAt: t.String({ format: 'date-time' }) }))),
         detail: { summary: 'The hidden properties' },
       },
     )

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { Maybe, SeriesPoint, WindowBody, windowBodyWith } from '../../query/model'
 import type { SecurityViews } from './service'
 
@@ -21,7 +21,7 @@ const Recent = t.Array(
   }),
 )
 const RecentBody = windowBodyWith({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 500 })) })
-const read = { permission: 'traffic.read' as const }
+const read = { catalogued: true as const }
 
 /**
  * The security views (spec 4.6 `traffic.read`): personal data found in request bodies, and prompt-injection
@@ -36,7 +36,7 @@ export const securityRoutes = (authz: Authz, security: SecurityViews) =>
       {
         ...read,
         body: WindowBody,
-        response: ok(Summary),
+        response: Ok(Summary),
         detail: { summary: 'Personal data found in request bodies, by kind (email, phone, card, secret): counts only' },
       },
     )
@@ -46,7 +46,7 @@ export const securityRoutes = (authz: Authz, security: SecurityViews) =>
       {
         ...read,
         body: WindowBody,
-        response: ok(OverTime),
+        response: Ok(OverTime),
         detail: { summary: 'Per time bucket, the requests in which each kind of personal data was found' },
       },
     )
@@ -56,7 +56,7 @@ export const securityRoutes = (authz: Authz, security: SecurityViews) =>
       {
         ...read,
         body: RecentBody,
-        response: ok(Recent),
+        response: Ok(Recent),
         detail: { summary: 'The latest requests with personal data in their bodies (50 by default), newest first' },
       },
     )
@@ -66,7 +66,7 @@ export const securityRoutes = (authz: Authz, security: SecurityViews) =>
       {
         ...read,
         body: WindowBody,
-        response: ok(OverTime),
+        response: Ok(OverTime),
         detail: { summary: 'Per time bucket, the requests with prompt-injection attempts, in all and by rule' },
       },
     )
@@ -76,7 +76,7 @@ export const securityRoutes = (authz: Authz, security: SecurityViews) =>
       {
         ...read,
         body: WindowBody,
-        response: ok(Summary),
+        response: Ok(Summary),
         detail: { summary: 'Requests with prompt-injection attempts, in all and by rule' },
       },
     )

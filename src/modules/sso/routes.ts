@@ -9,17 +9,17 @@ export const ssoRoutes = (authz: Authz, sso: SsoService) =>
   new Elysia({ name: 'sso-routes' })
     .use(authz)
     .get('/v1/organization/:id/sso/entitlement', ({ principal }) => ({ data: sso.entitlement(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: 'Whether SSO is available on this tier' },
     })
     .get('/v1/organization/:id/sso', async ({ principal }) => ({ data: await sso.get(principal), error: null }), {
-      permission: 'org.settings.write',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: 'The SSO configuration (client secret masked)' },
     })
     .put('/v1/organization/:id/sso', async ({ principal, body }) => ({ data: await sso.put(principal, body), error: null }), {
-      permission: 'org.settings.write',
+      catalogued: true,
       params: OrgParams,
       body: t.Object(
         {
@@ -35,12 +35,12 @@ export const ssoRoutes = (authz: Authz, sso: SsoService) =>
       detail: { summary: 'Configure OIDC single sign-on (Enterprise)' },
     })
     .delete('/v1/organization/:id/sso', async ({ principal }) => ({ data: await sso.remove(principal), error: null }), {
-      permission: 'org.settings.write',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: 'Remove the SSO configuration' },
     })
     .post('/v1/organization/:id/sso/test', async ({ principal }) => ({ data: await sso.test(principal), error: null }), {
-      permission: 'org.settings.write',
+      catalogued: true,
       params: OrgParams,
       detail: { summary: "Fetch the issuer's discovery document and report what it says" },
     })
@@ -48,7 +48,7 @@ export const ssoRoutes = (authz: Authz, sso: SsoService) =>
       '/v1/organization/:id/sso/verify-domain',
       async ({ principal }) => ({ data: await sso.verifyDomain(principal), error: null }),
       {
-        permission: 'org.settings.write',
+        catalogued: true,
         params: OrgParams,
         detail: { summary: 'Issue, then check, a DNS TXT challenge for the SSO domain' },
       },
@@ -57,7 +57,7 @@ export const ssoRoutes = (authz: Authz, sso: SsoService) =>
       '/v1/organization/:id/sso/enforce',
       async ({ principal, body }) => ({ data: await sso.enforce(principal, body.enforced), error: null }),
       {
-        permission: 'ownership',
+        catalogued: true,
         params: OrgParams,
         body: t.Object({ enforced: t.Boolean() }, { additionalProperties: false }),
         detail: { summary: "Make password login refuse this organization's members" },

@@ -11,18 +11,18 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
   new Elysia({ name: 'team-routes' })
     .use(authz)
     .get('/v1/team', async ({ principal }) => ({ data: await teams.list(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       detail: { summary: 'Teams the caller can see' },
     })
     .get('/v1/team/settings/visibility', async ({ principal }) => ({ data: await teams.visibility(principal), error: null }), {
-      permission: 'org.read',
+      catalogued: true,
       detail: { summary: 'Who sees which teams: all or members' },
     })
     .put(
       '/v1/team/settings/visibility',
       async ({ principal, body }) => ({ data: await teams.setVisibility(principal, body.mode), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         body: t.Object(
           { mode: t.Union([t.Literal('all'), t.Literal('members')], { error: 'mode must be all or members' }) },
           { additionalProperties: false },
@@ -34,7 +34,7 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
       '/v1/team/:teamId/members',
       async ({ principal, params }) => ({ data: await teams.members(principal, params.teamId), error: null }),
       {
-        permission: 'org.read',
+        catalogued: true,
         params: TeamParams,
         detail: { summary: "A team's members" },
       },
@@ -45,13 +45,13 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
         set.status = 201
         return { data: await teams.create(principal, body.name), error: null }
       },
-      { permission: 'org.members.write', body: Name, detail: { summary: 'Create a team' } },
+      { catalogued: true, body: Name, detail: { summary: 'Create a team' } },
     )
     .put(
       '/v1/team/:teamId',
       async ({ principal, params, body }) => ({ data: await teams.rename(principal, params.teamId, body.name), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: TeamParams,
         body: Name,
         detail: { summary: 'Rename a team' },
@@ -61,7 +61,7 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
       '/v1/team/:teamId',
       async ({ principal, params }) => ({ data: await teams.remove(principal, params.teamId), error: null }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: TeamParams,
         detail: { summary: 'Delete a team' },
       },
@@ -73,7 +73,7 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
         error: null,
       }),
       {
-        permission: 'org.members.write',
+        catalogued: true,
         params: TeamParams,
         body: Member,
         detail: { summary: 'Add a member of the organization to a team' },
@@ -85,5 +85,5 @@ export const teamRoutes = (authz: Authz, teams: TeamsService) =>
         data: await teams.removeMember(principal, params.teamId, body.userId),
         error: null,
       }),
-      { permission: 'org.members.write', params: TeamParams, body: Member, detail: { summary: 'Remove someone from a team' } },
+      { catalogued: true, params: TeamParams, body: Member, detail: { summary: 'Remove someone from a team' } },
     )

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
-import { oneOf } from '../../http/schema'
 import { Maybe } from '../../query/model'
+import { oneOf } from '../../util/typebox'
 
 /** Interactive pages stay small; bulk export pages are larger. */
 export const PAGE_LIMITS = { request: 1_000, request_response_rmt: 10_000 } as const

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ErrorEnvelope, ok } from '../../http/schema'
+import { ErrorEnvelope, Ok } from '../../http/schema'
 import type { AnnotationsService } from './annotations'
 import type { GatewayTest } from './gateway-test'
 import {
@@ -21,8 +21,8 @@ import {
 } from './model'
 import type { TrafficService } from './service'
 
-const read = { permission: 'traffic.read' as const }
-const annotate = { permission: 'traffic.annotate' as const }
+const read = { catalogued: true as const }
+const annotate = { catalogued: true as const }
 
 /** Request queries (spec 4.5, `traffic.read`), annotations (`traffic.annotate`) and the gateway self-test. */
 export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations: AnnotationsService, test: GatewayTest) =>
@@ -31,7 +31,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
     .post('/v1/request/query', async ({ principal, body }) => ({ data: await traffic.query(principal, body), error: null }), {
       ...read,
       body: QueryBody(PAGE_LIMITS.request),
-      response: ok(Page),
+      response: Ok(Page),
       detail: { summary: 'Filter requests (wrapper "request"), newest first by default' },
     })
     .post(
@@ -40,7 +40,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...read,
         body: QueryBody(PAGE_LIMITS.request_response_rmt),
-        response: ok(Page),
+        response: Ok(Page),
         detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages, cursor paging)' },
       },
     )
@@ -50,7 +50,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...read,
         body: CountBody,
-        response: ok(t.Object({ count: t.Number() })),
+        response: Ok(t.Object({ count: t.Number() })),
         detail: { summary: 'Count the requests a filter matches' },
       },
     )
@@ -60,7 +60,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...read,
         body: IdsBody,
-        response: ok(t.Object({ requests: t.Array(RequestView) })),
+        response: Ok(t.Object({ requests: t.Array(RequestView) })),
         detail: { summary: 'Requests by id' },
       },
     )
@@ -77,7 +77,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
     .post('/v1/test/gateway-request', async ({ principal, body }) => ({ data: await test.run(principal, body), error: null }), {
       ...read,
       body: GatewayTestBody,
-      response: ok(GatewayTestResult),
+      response: Ok(GatewayTestResult),
       detail: { summary: "One small chat call through the organisation's own gateway path, and its outcome" },
     })
     .post(
@@ -90,7 +90,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         ...annotate,
         params: RequestParams,
         body: RatingBody,
-        response: ok(t.Object({ requestId: t.String(), rating: t.Number() })),
+        response: Ok(t.Object({ requestId: t.String(), rating: t.Number() })),
         detail: { summary: 'Rate a request' },
       },
     )
@@ -104,7 +104,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         ...annotate,
         params: RequestParams,
         body: ScoreBody,
-        response: ok(t.Object({ requestId: t.String(), scores: t.Array(t.Object({ name: t.String(), value: t.Number() })) })),
+        response: Ok(t.Object({ requestId: t.String(), scores: t.Array(t.Object({ name: t.String(), value: t.Number() })) })),
         detail: { summary: 'Score a request under a name (the latest value counts)' },
       },
     )
@@ -118,7 +118,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         ...annotate,
         params: RequestParams,
         body: PropertyBody,
-        response: ok(t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })),
+        response: Ok(t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })),
         detail: { summary: "Set one of a request's properties" },
       },
     )
@@ -132,7 +132,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         ...annotate,
         params: SessionParams,
         body: RatingBody,
-        response: ok(t.Object({ sessionId: t.String(), rating: t.Number() })),
+        response: Ok(t.Object({ sessionId: t.String(), rating: t.Number() })),
         detail: { summary: 'Rate a session' },
       },
     )
@@ -146,7 +146,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         ...annotate,
         params: SessionParams,
         body: TagBody,
-        response: ok(t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })),
+        response: Ok(t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })),
         detail: { summary: 'Tag a session' },
       },
     )

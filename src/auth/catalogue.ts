@@ -1,4 +1,4 @@
-import type { Permission } from '../auth/permissions'
+import type { Permission } from './permissions'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -270,3 +270,14 @@ export const ROUTE_CATALOGUE: readonly CatalogueRoute[] = [
 export const toRouterPath = (specPath: string): string => specPath.replace(/\{(\w+)\}/g, ':$1')
 
 export const routeKey = (method: string, routerPath: string): string => `${method} ${routerPath}`
+
+const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(
+  ROUTE_CATALOGUE.map(([method, path, permission]) => [routeKey(method, toRouterPath(path)), permission]),
+)
+
+/**
+ * The permission the catalogue gives a registered route (`routerPath` as the router writes it, `:name`
+ * for a parameter), or undefined when the route is not in the catalogue. HEAD is served by GET routes.
+ */
+export const catalogueOf = (method: string, routerPath: string): Permission | undefined =>
+  PERMISSION_BY_ROUTE.get(routeKey(method === 'HEAD' ? 'GET' : method, routerPath))
