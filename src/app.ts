@@ -122,7 +122,12 @@ export function createServices(deps: AppDeps) {
     savedViews: new SavedViewsService(deps.store),
     traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
     annotations: new AnnotationsService(deps.store),
-    gatewayTest: new GatewayTest({ dispatch: (call) => gateway.dispatch(call), meta: deps.meta, now: deps.now }),
+    gatewayTest: new GatewayTest({
+      call: (principal, path, request, bodyText) =>
+        gateway.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined }),
+      costOf: async (requestId) => (await deps.meta.get(requestId))?.meta.requestCost,
+      now: deps.now,
+    }),
     analytics: new AnalyticsService(deps.store, deps.now),
     grouped: new GroupedViews(deps.store, deps.usersFeature ?? true, deps.now),
     security: new SecurityViews(deps.store, deps.now),

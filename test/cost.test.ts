@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { costNano, estimateNano, nanoToUsd, priceFor } from '../src/gateway/cost/cost'
-import { type ModelPrice, PRICE_TABLE, type TokenRates } from '../src/gateway/cost/prices'
-import type { Usage } from '../src/gateway/usage'
+import { costNano, estimateNano, nanoToUsd, priceFor } from '../src/money/cost'
+import { type ModelPrice, PRICE_TABLE, type TokenRates } from '../src/money/prices'
+import type { Usage } from '../src/money/usage'
 
 const usage = (partial: Partial<Usage>): Usage => ({
   promptTokens: 0,

@@ -9,6 +9,9 @@ import { ApiError, badRequest, callerFacing, forbidden, internalError } from '..
 import { errorBody, errorFamily } from '../http/error-mapper'
 import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import { costNano, estimateNano, nanoToUsd, priceFor } from '../money/cost'
+import type { ModelPrice } from '../money/prices'
+import { totalTokens, type Usage } from '../money/usage'
 import { errorMessage } from '../store/faults'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { Store } from '../store/store'
@@ -16,8 +19,6 @@ import { headerValue } from '../util/header-value'
 import { TtlCache } from '../util/ttl-cache'
 import { BodyCapture, type BodyPolicy, type BodyPolicySource } from './body-capture'
 import { type CallFields, readCallFields } from './call-fields'
-import { costNano, estimateNano, nanoToUsd, priceFor } from './cost/cost'
-import type { ModelPrice } from './cost/prices'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import {
   asRecord,
@@ -33,7 +34,6 @@ import { newRequestId } from './request-id'
 import type { RequestLog } from './request-log'
 import { relayStream, type StreamOutcome } from './stream-relay'
 import { type Translation, translationBetween } from './translations'
-import { totalTokens, type Usage } from './usage'
 
 export interface GatewayConfig {
   providers: Record<ProviderName, ProviderCredentials>

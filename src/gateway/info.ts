@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal'
 import { notFound } from '../errors'
+import { PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
-import { PRICE_TABLE } from './cost/prices'
 import type { MetaStore } from './meta/store'
 import type { ProviderCredentials, ProviderName } from './providers/provider'
 import { PROVIDERS } from './providers/registry'

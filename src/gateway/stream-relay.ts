@@ -1,9 +1,9 @@
+import type { Usage } from '../money/usage'
 import type { BodyCapture } from './body-capture'
 import type { GatewayMeta } from './meta/store'
 import type { ProviderAdapter } from './providers/provider'
 import { encodeSse, type SseEvent, SseParser } from './sse'
 import type { Translation } from './translations'
-import type { Usage } from './usage'
 
 export interface StreamOutcome {
   status: 'success' | 'error'

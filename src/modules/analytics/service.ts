@@ -1,7 +1,7 @@
 import { type AnyColumn, and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../../auth/principal'
 import { notFound } from '../../errors'
-import { priceFor } from '../../gateway/cost/cost'
+import { priceFor } from '../../money/cost'
 import { requestScope, windowScope } from '../../query/filter'
 import type { WindowInput } from '../../query/model'
 import { bucketName, bucketRanges, bucketSql, bucketsOf, parseWindow, type TimeWindow } from '../../query/time'

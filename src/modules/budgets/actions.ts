@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal'
-import { nanoToUsd } from '../../gateway/cost/cost'
+import { nanoToUsd } from '../../money/cost'
 import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
 import type { BudgetAction } from '../../store/repositories/budget-actions'
 import type { Store } from '../../store/store'

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal'
-import { nanoToUsd } from '../../gateway/cost/cost'
+import { nanoToUsd } from '../../money/cost'
 import { parseWindow } from '../../query/time'
 import type { A2aCall, CallStats, McpToolCall } from '../../store/repositories/calls'
 import type { Store } from '../../store/store'

@@ -1,11 +1,11 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
-import type { GatewayCall } from '../../gateway/gateway'
-import type { MetaStore } from '../../gateway/meta/store'
-
+/** What the test needs of the gateway; the composition root wires it, so this module knows none of its files. */
 export interface GatewayTestDeps {
-  dispatch(call: GatewayCall): Promise<Response>
-  meta: MetaStore
+  /** Sends one call down the gateway's own path, as the principal. */
+  call(principal: Principal, path: string, request: Request, bodyText: string): Promise<Response>
+  /** The cost in USD the gateway reported for a call it served, while its metadata is kept. */
+  costOf(requestId: string): Promise<number | undefined>
   now?: () => number
 }
 
@@ -39,11 +39,10 @@ export class GatewayTest {
       body: bodyText,
     })
     const started = this.now()
-    const response = await this.deps.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined })
+    const response = await this.deps.call(principal, path, request, bodyText)
     const latencyMs = this.now() - started
     const text = await response.text()
     const requestId = response.headers.get('Gw-Id') ?? ''
-    const meta = (await this.deps.meta.get(requestId))?.meta
     return {
       ok: response.ok,
       requestId,
@@ -52,7 +51,7 @@ export class GatewayTest {
       model: response.headers.get('Gw-Model') ?? input.model,
       gatewayMode: response.headers.get('Gw-Gateway-Mode') ?? 'passthrough',
       latencyMs,
-      cost: meta?.requestCost ?? null,
+      cost: (await this.deps.costOf(requestId)) ?? null,
       error: response.ok ? null : errorMessage(text, response.status),
     }
   }

@@ -1,4 +1,4 @@
-import type { Usage } from '../../usage'
+import type { Usage } from '../../../money/usage'
 import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
 
 /** The version gw speaks when the caller names none; a caller's `anthropic-version` is passed on. */

@@ -1,5 +1,5 @@
-import type { Usage } from '../usage'
 import { type ModelPrice, PRICE_TABLE, type TokenRates } from './prices'
+import type { Usage } from './usage'
 
 type Provider = ModelPrice['provider']
 
