@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { chargeBucket, drawBucket, slideWindow } from '../src/limits/algorithms'
 import { formatPolicy, parsePolicyHeader } from '../src/limits/policy'
-import { MemoryLimiterStore } from '../src/limits/store'
 
 describe('the Gw-RateLimit-Policy header', () => {
   const valid: Array<[string, string]> = [
@@ -44,6 +43,8 @@ describe('the Gw-RateLimit-Policy header', () => {
   }
 })
 
+// The arithmetic itself, at exact instants. What every limiter store promises (the in-process one and
+// Redis's Lua alike: counting, refusing, refilling, atomic decisions) is in limiter-store.contract.test.ts.
 describe('sliding window arithmetic (injected clock)', () => {
   test('the limit-th request passes, the next is refused with Retry-After until the window moves', () => {
     let state: ReturnType<typeof slideWindow>['state'] | undefined
@@ -101,16 +102,5 @@ describe('token bucket arithmetic (injected clock)', () => {
     const blocked = drawBucket(charged, capacity, hour, 0, 0, 0)
     expect(blocked.decision).toMatchObject({ allowed: false, retryAfterSeconds: 1_080 })
     expect(drawBucket(charged, capacity, hour, 0, 0, 1_080_001).decision.allowed).toBe(true)
-  })
-})
-
-describe('the in-process store', () => {
-  test('a request refused by one limit uses up none of the others', () => {
-    const store = new MemoryLimiterStore(() => 0)
-    const window = { kind: 'window' as const, key: 'w', limit: 10, windowMs: 60_000 }
-    const bucket = { kind: 'bucket' as const, key: 'b', limit: 1, windowMs: 60_000, need: 1, take: 1 }
-    expect(store.decideNow([window, bucket]).map((d) => d.allowed)).toEqual([true, true])
-    expect(store.decideNow([window, bucket]).map((d) => d.allowed)).toEqual([true, false])
-    expect(store.decideNow([window])[0]?.remaining).toBe(8)
   })
 })
