@@ -1,5 +1,5 @@
 /**
- * Request queries and analytics over a large request log (issue 7, "Benchmark"), through the real
+ * Request queries and analytics over a large request log, through the real
  * HTTP app: a fresh database is opened and migrated the way `gw serve` does it, an organisation is
  * bootstrapped through the real services, 1,000,000 request records are generated for it (plus a
  * tenth as many for a second organisation, interleaved in time) with a seeded PRNG, and each query
@@ -11,7 +11,7 @@
  * starts with `gw_bench` (dropped and created anew; dropped again at the end unless --keep). No
  * target means `sqlite`. The row count also comes from GW_BENCH_ROWS.
  *
- * Prints Markdown tables; targets (issue 7): first page of an indexed filter (model and a one-week
+ * Prints Markdown tables; targets: first page of an indexed filter (model and a one-week
  * range) under 100 ms, a count under 300 ms, a metrics series over the whole set under 1 s. Every
  * answer is checked against what the generator counted. Each dialect is measured as loaded and
  * again after ANALYZE (Postgres: VACUUM ANALYZE requests), as an operator would run it; the plans

@@ -5,11 +5,11 @@
  *
  *   bun run build [--outfile <path>]    (dist/gw by default)
  */
-const ENTRYPOINTS = ['src/main.ts', 'src/gateway/log-writer.worker.ts']
+const ENTRYPOINTS = ['src/main.ts', 'src/gateway/request-log/writer.worker.ts']
 const at = process.argv.indexOf('--outfile')
 const outfile = at > 0 ? (process.argv[at + 1] ?? 'dist/gw') : 'dist/gw'
 // --bytecode: the executable starts from compiled bytecode instead of parsing its source, which
-// halves the time to the first healthy /healthcheck (bench/results, issue 8).
+// halves the time to the first healthy /healthcheck (bench/results/2026-11-22-overhead-tuning.md).
 // The executable takes its settings from the environment only (DESIGN.md): Bun's compiled programs
 // would otherwise read a `.env` and a `bunfig.toml` from whatever directory they are started in, and a
 // bunfig's `preload` runs code from there.

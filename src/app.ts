@@ -1,19 +1,18 @@
 import { openapi } from '@elysiajs/openapi'
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { AuditRecorder } from './audit/recorder'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
+import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath } from './gateway/dispatch-routes'
+import { dispatchHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
-import { type DispatchPath, dispatchHandler } from './gateway/http'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
-import type { RequestLog } from './gateway/request-log'
-import { gatewayRoutes } from './gateway/routes'
+import type { RequestLog } from './gateway/request-log/request-log'
 import { authz } from './http/authz'
-import { BodyBudget } from './http/body'
 import { errorMapper } from './http/error-mapper'
 import { storableUrl } from './http/storable-text'
 import { RateLimiter } from './limits/limiter'
@@ -30,8 +29,9 @@ import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { BudgetActionViews } from './modules/budgets/actions'
 import { budgetRoutes } from './modules/budgets/routes'
+import { gatewayInfoRoutes } from './modules/gateway-info/routes'
 import { healthRoutes } from './modules/health/routes'
-import { type HealthProbe, HealthService } from './modules/health/service'
+import { HealthService } from './modules/health/service'
 import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
@@ -61,6 +61,8 @@ import { GatewayTest } from './modules/traffic/gateway-test'
 import { trafficRoutes } from './modules/traffic/routes'
 import { TrafficService } from './modules/traffic/service'
 import type { Store } from './store/store'
+import type { HealthProbe } from './util/health-probe'
+import { BodyBudget } from './util/read-body'
 import { VERSION } from './version'
 
 export interface AppDeps {
@@ -114,14 +116,14 @@ export function createServices(deps: AppDeps) {
   return {
     authenticator,
     auth: new AuthService(deps.store, issuer, authenticator, hasher, deps.now),
-    organizations: new OrganizationService(deps.store, issuer),
-    members: new MembersService(deps.store, issuer, authenticator),
-    roles: new RolesService(deps.store, authenticator),
+    organizations: new OrganizationService(deps.store, issuer, deps.now),
+    members: new MembersService(deps.store, issuer, authenticator, deps.now),
+    roles: new RolesService(deps.store, authenticator, deps.now),
     ownership: new OwnershipService(deps.store, authenticator),
-    teams: new TeamsService(deps.store),
-    savedViews: new SavedViewsService(deps.store),
+    teams: new TeamsService(deps.store, deps.now),
+    savedViews: new SavedViewsService(deps.store, deps.now),
     traffic: new TrafficService(deps.store, deps.usersFeature ?? true),
-    annotations: new AnnotationsService(deps.store),
+    annotations: new AnnotationsService(deps.store, deps.now),
     gatewayTest: new GatewayTest({
       call: (principal, path, request, bodyText) =>
         gateway.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined }),
@@ -144,15 +146,48 @@ export function createServices(deps: AppDeps) {
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
-    gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers }),
+    gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers, now: deps.now }),
   }
 }
 
 export type Services = ReturnType<typeof createServices>
 
+/** What a dispatch path answers: whatever the provider answered, in the path's format. */
+const ProviderAnswer = t.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: "The provider's answer in the path's format, or its server-sent events when the body asks to stream",
+  },
+)
+
+/**
+ * The dispatch paths in the app, for its document and for in-process callers; `gw serve` routes them
+ * straight from Bun's router to the same handler (serve.ts). The handler authenticates the call
+ * itself, so the routes take no macro; their detail documents what it checks.
+ */
+function dispatchRoutes(dispatch: Services['dispatch']) {
+  const routes = new Elysia({ name: 'dispatch-routes' })
+  // Elysia registers in place: the loop keeps the dispatch table the one list of these paths.
+  for (const path of DISPATCH_PATHS) {
+    const handle = dispatch(path)
+    routes.post(path, ({ request, server }) => handle(request, server ?? undefined), {
+      parse: 'none',
+      response: { 200: ProviderAnswer },
+      detail: {
+        summary: DISPATCH_ROUTES[path].summary,
+        security: [{ bearer: [] }],
+        'x-scope': 'gateway',
+        'x-wire-format': DISPATCH_ROUTES[path].format,
+      } as Record<string, unknown>,
+    })
+  }
+  return routes
+}
+
 /** The composition root: every route of gw, wired to its services. No module-level singletons. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)) {
-  const gate = authz(services.authenticator, new AuditRecorder(deps.store, deps.log))
+  const gate = authz(services.authenticator, new AuditRecorder(deps.store, deps.log, deps.now))
   // Every module is used by this app directly: each level of plugins registers every route once more,
   // and start-up time is mostly route registration.
   // normalize: false: a body with an unknown field is refused where a schema says so, never silently trimmed.
@@ -192,7 +227,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(securityRoutes(gate, services.security))
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
-    .use(gatewayRoutes(gate, services.dispatch, deps.meta, services.gatewayInfo))
+    .use(gatewayInfoRoutes(gate, services.gatewayInfo))
+    .use(dispatchRoutes(services.dispatch))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)
   return whole

@@ -1,5 +1,7 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { LOG_LEVELS, type LogLevel } from './log'
+import type { DatabaseLocation } from './store/database'
 
 /**
  * The environment table of DESIGN.md section 4. Each variable is validated on its own so that a bad
@@ -57,7 +59,7 @@ const VARIABLES = {
       "the name of a request header that a trusted proxy in front of gw sets to the caller's ISO 3166-1 alpha-2 country (e.g. CF-IPCountry)",
   },
   GW_LOG_LEVEL: {
-    schema: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+    schema: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
     allowed: 'debug, info, warn or error',
     fallback: 'info',
   },
@@ -70,13 +72,11 @@ const VARIABLES = {
 export type VariableName = keyof typeof VARIABLES
 export const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[]
 
-export type LogLevel = Static<(typeof VARIABLES)['GW_LOG_LEVEL']['schema']>
-
 export interface Config {
   host: string
   port: number
   dataDir: string
-  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
+  database: DatabaseLocation
   redisUrl?: string
   clickhouseUrl?: string
   /** Absent means: generate one into the data directory (see server-secret.ts). */

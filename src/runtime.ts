@@ -4,18 +4,18 @@ import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
-import { ThreadedLogWriter, writeEntries } from './gateway/log-writer'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
-import { RequestLog } from './gateway/request-log'
+import { RequestLog } from './gateway/request-log/request-log'
+import { ThreadedLogWriter, writeEntries } from './gateway/request-log/writer'
 import { FailoverLimiterStore } from './limits/failover-store'
 import { RedisLimiterStore } from './limits/redis-store'
 import { type LimiterStore, MemoryLimiterStore } from './limits/store'
 import { createLogger, type Logger } from './log'
-import type { ComponentState, HealthProbe } from './modules/health/service'
 import { type Database, openDatabase } from './store/database'
 import { migrate } from './store/migrate'
 import { createStore } from './store/store'
 import { CircuitBreaker } from './util/breaker'
+import type { ComponentState, HealthProbe } from './util/health-probe'
 
 /** What a running gw holds open: built once by `gw serve` and by each CLI command, closed on exit. */
 export interface Runtime {

@@ -1,8 +1,8 @@
 import type { Server } from 'bun'
-import type { App, Services } from '../app'
-import { DISPATCH_PATHS } from '../gateway/http'
-import type { Logger } from '../log'
-import { answerFailure } from './error-mapper'
+import type { App, Services } from './app'
+import { answerFailure } from './error-answers'
+import { DISPATCH_PATHS } from './gateway/dispatch-routes'
+import type { Logger } from './log'
 
 export interface ServeOptions {
   hostname: string
@@ -38,7 +38,7 @@ export function serve(app: App, services: Pick<Services, 'dispatch'>, options: S
     routes,
     fetch: app.fetch,
     // The request is not known here: the answer takes the management API's shape.
-    error: (error) => answerFailure(options.log, '', error),
+    error: (error) => answerFailure(options.log, 'management', error),
   })
   app.server = server
   return server

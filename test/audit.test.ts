@@ -80,12 +80,13 @@ for (const dialect of DIALECTS) {
       const actor = { kind: 'session' as const, id: org.ownerId, orgId: org.orgId }
       for (let i = 0; i < 5; i++) {
         await h.store.org(org.orgId).audit.append({
-          ...auditEntry(actor, i % 2 === 0 ? 'thing.create' : 'thing.delete', `thing:${i}`),
+          ...auditEntry(actor, i % 2 === 0 ? 'thing.create' : 'thing.delete', `thing:${i}`, { at: new Date() }),
           createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)),
         })
       }
       await h.store.org(org.orgId).audit.append({
         ...auditEntry(actor, 'thing.create', 'name, with "quotes"\nand a newline', {
+          at: new Date(),
           detail: { note: '=SUM(A1)' },
           sourceIp: '+1 spreadsheet',
         }),
@@ -97,7 +98,7 @@ for (const dialect of DIALECTS) {
         // Seven entries in one millisecond, between two on either side of it.
         const minute = i < 2 ? 0 : i < 9 ? 1 : 2
         await h.store.org(ties.orgId).audit.append({
-          ...auditEntry(tieActor, 'tie', `tie:${i}`),
+          ...auditEntry(tieActor, 'tie', `tie:${i}`, { at: new Date() }),
           createdAt: new Date(Date.UTC(2026, 0, 5, 0, minute)),
         })
       }

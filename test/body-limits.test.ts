@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { BodyBudget, MANAGEMENT_BODY_BYTES } from '../src/http/body'
+import { MANAGEMENT_BODY_BYTES } from '../src/http/body'
+import { BodyBudget } from '../src/util/read-body'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'

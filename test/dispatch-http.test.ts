@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import type { App } from '../src/app'
-import { serve } from '../src/http/serve'
 import { createLogger } from '../src/log'
+import { serve } from '../src/serve'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'

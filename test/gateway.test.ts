@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type SseEvent, SseParser } from '../src/gateway/sse'
+import { type SseEvent, SseParser } from '../src/util/sse'
 import { ANTHROPIC_TEXT, type FakeProvider, OPENAI_TEXT, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serveHarness } from './support/serve'

@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
-import { DISPATCH_PATHS, type DispatchPath } from '../src/gateway/http'
+import { DISPATCH_PATHS, type DispatchPath } from '../src/gateway/dispatch-routes'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import {
   createHarness,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { fromWire, ThreadedLogWriter, toWire } from '../src/gateway/log-writer'
-import type { WritableEntry } from '../src/gateway/request-log'
+import type { WritableEntry } from '../src/gateway/request-log/request-log'
+import { fromWire, ThreadedLogWriter, toWire } from '../src/gateway/request-log/writer'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
 

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Elysia, t } from 'elysia'
 import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
+import { DISPATCH_ROUTES } from '../src/gateway/dispatch-routes'
+import { errorMapper } from '../src/http/error-mapper'
+import { answer, Ok } from '../src/http/schema'
+import { silentLogger } from '../src/log'
 import { createHarness, type Harness } from './support/harness'
 
 let h: Harness
@@ -38,6 +43,43 @@ describe('GET /openapi/json', () => {
       return answers.length === 0 || (needsBody && !operation?.requestBody) ? [`${method} ${path}`] : []
     })
     expect(undocumented).toEqual([])
+  })
+
+  test('gives every route a response schema, and every catalogue route its permission', async () => {
+    const doc = (await (await h.request('GET', '/openapi/json')).json()) as { paths: Record<string, Record<string, Operation>> }
+    const openapiPath = (path: string) => toRouterPath(path).replace(/:(\w+)/g, '{$1}')
+    const answered = (operation: Operation | undefined) =>
+      Object.values(operation?.responses ?? {}).some((r) => Object.values(r.content ?? {}).some((c) => c.schema !== undefined))
+    const catalogue = ROUTE_CATALOGUE.flatMap(([method, path, permission]) => {
+      const operation = doc.paths[openapiPath(path)]?.[method.toLowerCase()]
+      const problems = [
+        ...(answered(operation) ? [] : ['no response schema']),
+        ...(operation?.['x-permission'] === permission ? [] : [`x-permission ${operation?.['x-permission']}`]),
+      ]
+      return problems.length > 0 ? [`${method} ${path}: ${problems.join(', ')}`] : []
+    })
+    expect(catalogue).toEqual([])
+    const dispatch = Object.entries(DISPATCH_ROUTES).flatMap(([path, route]) => {
+      const operation = doc.paths[path]?.post as (Operation & Record<string, unknown>) | undefined
+      const documented =
+        answered(operation) && operation?.['x-scope'] === 'gateway' && operation?.['x-wire-format'] === route.format
+      return documented ? [] : [path]
+    })
+    expect(dispatch).toEqual([])
+    // The rest (gw's own routes, sign-in, the health check, the gateway's information routes) as well.
+    const unanswered = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => (answered(operation) ? [] : [`${method} ${path}`])),
+    )
+    expect(unanswered).toEqual([])
+  })
+
+  test("a route that answers other than its schema says so as our own 500, never as the caller's 422", async () => {
+    const app = new Elysia()
+      .use(errorMapper(silentLogger))
+      .get('/drifted', () => answer({ count: 'many' as unknown as number }), { response: Ok(t.Object({ count: t.Number() })) })
+    const response = await app.handle(new Request('http://localhost/drifted'))
+    expect(response.status).toBe(500)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal_error')
   })
 
   test('serves no viewer that would load scripts from a CDN', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { newRequestId } from '../src/gateway/request-id'
-import { UUID_V4 } from '../src/gateway/routes'
+import { UUID_V4 } from '../src/util/uuid'
 
 describe('request ids', () => {
   test('are UUID v4 by the pattern of spec 4.2, and unique', () => {

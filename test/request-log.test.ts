@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { BodyCapture } from '../src/gateway/body-capture'
-import { RequestLog } from '../src/gateway/request-log'
+import { BodyCapture } from '../src/gateway/request-log/body-capture'
+import { RequestLog } from '../src/gateway/request-log/request-log'
 import { createLogger, silentLogger } from '../src/log'
 import type { RequestRecord } from '../src/store/repositories/requests'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { encodeSse, SseParser } from '../src/gateway/sse'
+import { encodeSse, SseParser } from '../src/util/sse'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

@@ -201,11 +201,14 @@ for (const dialect of DIALECTS) {
       const orgId = await newOrg()
       const other = await newOrg()
       const actor = { kind: 'system' as const, id: null, orgId }
-      await store.org(orgId).audit.append({ ...auditEntry(actor, 'first', null), createdAt: new Date(1000) })
       await store
         .org(orgId)
-        .audit.append({ ...auditEntry(actor, 'second', 'x:1', { detail: { n: 1 } }), createdAt: new Date(2000) })
-      await store.org(other).audit.append(auditEntry({ ...actor, orgId: other }, 'elsewhere', null))
+        .audit.append({ ...auditEntry(actor, 'first', null, { at: new Date(1000) }), createdAt: new Date(1000) })
+      await store.org(orgId).audit.append({
+        ...auditEntry(actor, 'second', 'x:1', { at: new Date(2000), detail: { n: 1 } }),
+        createdAt: new Date(2000),
+      })
+      await store.org(other).audit.append(auditEntry({ ...actor, orgId: other }, 'elsewhere', null, { at: new Date() }))
       const entries = await store.org(orgId).audit.list()
       expect(entries.map((e) => e.action)).toEqual(['second', 'first'])
       expect(entries[0]?.detail).toEqual({ n: 1 })

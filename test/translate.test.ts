@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { encodeSse, type SseEvent } from '../src/gateway/sse'
 import {
   chatResponseToMessages,
   createChatToMessagesStream,
@@ -19,6 +18,7 @@ import type {
   OpenAIChatCompletion,
   OpenAIChatRequest,
 } from '../src/gateway/translate/types'
+import { encodeSse, type SseEvent } from '../src/util/sse'
 
 const NOW = 1_700_000_000_000
 const now = () => NOW

@@ -1,5 +1,5 @@
 /**
- * The suite's knobs, all from the environment; the defaults are the minimums issue 8 asks for, sized
+ * The suite's knobs, all from the environment; the defaults are the minimums the overhead targets ask for, sized
  * so a whole run stays within about five minutes on two cores.
  */
 

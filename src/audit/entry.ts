@@ -13,13 +13,13 @@ export const actorOf = (principal: Principal): Actor => ({ kind: principal.kind,
 
 /**
  * Builds an audit entry. `target` names a record by kind and id (`session:<id>`, `api_key:<prefix>`),
- * never by anything secret; `detail` is for non-secret facts only.
+ * never by anything secret; `detail` is for non-secret facts only; `at` is when it happened, by the caller's clock.
  */
 export const auditEntry = (
   actor: Actor,
   action: string,
   target: string | null,
-  extra: { sourceIp?: string | null; outcome?: AuditEntry['outcome']; detail?: Record<string, unknown> } = {},
+  extra: { at: Date; sourceIp?: string | null; outcome?: AuditEntry['outcome']; detail?: Record<string, unknown> },
 ): AuditEntry => ({
   id: randomUUID(),
   orgId: actor.orgId,
@@ -30,5 +30,5 @@ export const auditEntry = (
   sourceIp: extra.sourceIp ?? null,
   outcome: extra.outcome ?? 'success',
   detail: extra.detail ?? null,
-  createdAt: new Date(),
+  createdAt: extra.at,
 })

@@ -33,6 +33,7 @@ export class AuditRecorder {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async record(principal: Principal, attempt: WriteAttempt): Promise<void> {
@@ -41,6 +42,7 @@ export class AuditRecorder {
     const params = Object.fromEntries(Object.entries(attempt.params ?? {}).filter(([name]) => name !== 'id'))
     const target = prefix ?? id ?? (Object.values(params).filter(Boolean).join('/') || null)
     const entry = auditEntry(actorOf(principal), `${attempt.method} ${attempt.route}`, target, {
+      at: new Date(this.now()),
       sourceIp: attempt.sourceIp,
       outcome: attempt.status < 400 ? 'success' : 'failure',
       detail: { status: attempt.status, ...(Object.keys(params).length > 0 ? { params } : {}), ...(id ? { id } : {}) },

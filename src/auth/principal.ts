@@ -1,6 +1,6 @@
-import type { Tier } from '../store/repositories/organizations'
 import type { Permission } from './permissions'
 import type { KeyScopes } from './scopes'
+import type { Tier } from './tiers'
 
 /** Who is calling, resolved from the bearer credential; everything after authentication reads this. */
 export interface Principal {

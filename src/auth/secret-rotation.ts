@@ -8,14 +8,14 @@ const CREDENTIAL_KEY = 'credential_hmac'
  * The key every credential hash is made with: random, made once per installation, kept sealed under
  * the server secret. (Hashing under the server secret itself would make rotating it revoke every key.)
  */
-export async function loadCredentialKey(store: Store, serverSecret: string): Promise<string> {
+export async function loadCredentialKey(store: Store, serverSecret: string, now: () => number = Date.now): Promise<string> {
   const vault = new Vault(serverSecret)
   const stored =
     (await store.serverKeys.get(CREDENTIAL_KEY)) ??
     (await store.serverKeys.insertIfAbsent({
       name: CREDENTIAL_KEY,
       sealed: vault.seal(randomBytes(32).toString('base64url'), sealContexts.serverKey(CREDENTIAL_KEY)),
-      createdAt: new Date(),
+      createdAt: new Date(now()),
     }))
   try {
     return vault.open(stored.sealed, sealContexts.serverKey(CREDENTIAL_KEY))

@@ -1,5 +1,8 @@
 import { ApiError } from '../errors'
-import type { Tier } from '../store/repositories/organizations'
+
+/** The plans an organisation can be on, lowest first: what a feature needs is written as one of them. */
+export const TIERS = ['free', 'pro', 'growth', 'enterprise'] as const
+export type Tier = (typeof TIERS)[number]
 
 const RANK: Record<Tier, number> = { free: 0, pro: 1, growth: 2, enterprise: 3 }
 

@@ -1,21 +1,12 @@
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
 import { requireGatewayScope } from '../auth/scopes'
+import { answerFailure } from '../error-answers'
 import { payloadTooLarge } from '../errors'
-import { announcedLength, type BodyBudget, readBody } from '../http/body'
-import { answerFailure } from '../http/error-mapper'
 import type { Logger } from '../log'
+import { announcedLength, type BodyBudget, readBody } from '../util/read-body'
+import { DISPATCH_ROUTES, type DispatchPath } from './dispatch-routes'
 import type { Gateway } from './gateway'
-
-/** Provider-style paths (spec 4.3), dispatched to the provider that serves the requested model. */
-export const DISPATCH_PATHS = [
-  '/v1/chat/completions',
-  '/v1/completions',
-  '/v1/embeddings',
-  '/v1/responses',
-  '/v1/messages',
-] as const
-export type DispatchPath = (typeof DISPATCH_PATHS)[number]
 
 /** Answers one provider-style call: the server hands it the request and itself (for the idle timeout). */
 export type DispatchHandler = (request: Request, server?: Pick<Server<undefined>, 'timeout'>) => Promise<Response>
@@ -63,7 +54,7 @@ export function dispatchHandler(
         keepAlive: () => server?.timeout(request as Request, 0),
       })
     } catch (error) {
-      return answerFailure(log, path, error, { method: 'POST' })
+      return answerFailure(log, DISPATCH_ROUTES[path].format, error, { method: 'POST', path })
     } finally {
       release?.()
     }

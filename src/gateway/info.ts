@@ -2,13 +2,24 @@ import type { Principal } from '../auth/principal'
 import { notFound } from '../errors'
 import { PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
-import type { MetaStore } from './meta/store'
+import type { GatewayMeta, MetaStore } from './meta/store'
 import type { ProviderCredentials, ProviderName } from './providers/provider'
 import { PROVIDERS } from './providers/registry'
 
-/** `GET /v1/models` and `POST /v1/feedback`: the gateway's two routes besides dispatch (spec 4.4). */
+/** The gateway's routes besides dispatch: the model list, feedback (spec 4.4) and the metadata lookup (spec 4.2). */
 export class GatewayInfo {
-  constructor(private readonly deps: { store: Store; meta: MetaStore; providers: Record<ProviderName, ProviderCredentials> }) {}
+  private readonly now: () => number
+
+  constructor(
+    private readonly deps: {
+      store: Store
+      meta: MetaStore
+      providers: Record<ProviderName, ProviderCredentials>
+      now?: () => number
+    },
+  ) {
+    this.now = deps.now ?? Date.now
+  }
 
   /**
    * The models of the price table whose provider this gw can call (a key configured, or a self-hosted
@@ -42,8 +53,20 @@ export class GatewayInfo {
       requestId: id,
       rating: value,
       actorId: principal.actorId,
-      createdAt: new Date(),
+      createdAt: new Date(this.now()),
     })
     return { requestId: id, rating: value }
+  }
+
+  /**
+   * A finished call's metadata (spec 4.2). No entry for the id (in flight, lapsed, never existed) is
+   * pending; an entry of another organisation is not found, never forbidden, so the id's existence is
+   * not disclosed beyond "not yours".
+   */
+  async meta(principal: Principal, requestId: string): Promise<GatewayMeta | 'pending'> {
+    const entry = await this.deps.meta.get(requestId)
+    if (!entry) return 'pending'
+    if (entry.orgId !== principal.orgId) throw notFound('request')
+    return entry.meta
   }
 }

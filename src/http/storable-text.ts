@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
+import { errorResponse } from '../error-answers'
 import { ApiError } from '../errors'
-import { errorResponse } from './error-mapper'
+import { errorFamily } from '../gateway/dispatch-routes'
 
 /**
  * Text gw stores must be text both databases hold. Postgres refuses the NUL character anywhere in a
@@ -45,5 +46,5 @@ export const storableUrl = new Elysia({ name: 'storable-url' }).onRequest(({ req
   const url = request.url
   if (!ENCODED_NUL.test(url)) return
   const { pathname } = new URL(url)
-  return errorResponse(pathname, new ApiError('bad_request', `the path or the query ${UNSTORABLE}`))
+  return errorResponse(errorFamily(pathname), new ApiError('bad_request', `the path or the query ${UNSTORABLE}`))
 })

@@ -5,7 +5,6 @@ import { dirname } from 'node:path'
 import { type SQL, sql } from 'drizzle-orm'
 import { type BunSQLiteDatabase, drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
 import type { drizzle as drizzlePg } from 'drizzle-orm/postgres-js'
-import type { Config } from '../config'
 import type { EmbeddedMigration } from './migrate'
 import { pgMigrations, sqliteMigrations } from './migrations.generated'
 import type * as pgSchema from './schema.pg'
@@ -63,7 +62,13 @@ class TransactionScope {
   }
 }
 
-export async function openDatabase(config: Pick<Config, 'database'>, options: { lockWaitMs?: number } = {}): Promise<Database> {
+/** Where the database is: GW_DATABASE_URL, read by the configuration. */
+export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
+
+export async function openDatabase(
+  config: { database: DatabaseLocation },
+  options: { lockWaitMs?: number } = {},
+): Promise<Database> {
   return config.database.kind === 'sqlite'
     ? openSqlite(config.database.path, options.lockWaitMs)
     : openPostgres(config.database.url)
@@ -119,6 +124,7 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
   const outsideTransactions = async <T>(work: () => Promise<T>): Promise<T> => {
     const waiting = noTransactionOpen()
     if (waiting) await waiting
+    // Real time, not the injected clock: this bounds how long the caller really sleeps on a lock.
     const deadline = Date.now() + lockWaitMs
     for (let attempt = 0; ; attempt++) {
       try {

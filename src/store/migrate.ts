@@ -13,7 +13,11 @@ const BREAKPOINT = '--> statement-breakpoint'
  * and records them in `gw_migrations`. Our own runner rather than drizzle's folder-based migrator:
  * inside the compiled binary there is no migrations folder to read.
  */
-export async function migrate(db: Database, migrations: readonly EmbeddedMigration[]): Promise<string[]> {
+export async function migrate(
+  db: Database,
+  migrations: readonly EmbeddedMigration[],
+  now: () => number = Date.now,
+): Promise<string[]> {
   await db.execute('CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)')
   const applied = new Set((await db.query<{ tag: string }>('SELECT tag FROM gw_migrations')).map((r) => r.tag))
   const done: string[] = []
@@ -25,7 +29,7 @@ export async function migrate(db: Database, migrations: readonly EmbeddedMigrati
       .filter((s) => s.length > 0)
     await db.transaction(async (tx) => {
       for (const statement of statements) await tx.execute(statement)
-      await tx.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, Date.now()])
+      await tx.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, now()])
     })
     done.push(migration.tag)
   }

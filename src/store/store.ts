@@ -45,7 +45,7 @@ const ORG_REPOSITORIES = {
   mcpConnections: mcpConnectionsRepository,
   invites: invitesRepository,
   audit: auditRepository,
-} satisfies Record<string, (db: Database, orgId: string) => object>
+} satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
 
@@ -90,6 +90,9 @@ export interface Store extends Repositories {
   ping(): Promise<void>
 }
 
+/** Milliseconds since the epoch: the clock the composition root injects (Date.now by default). */
+export type Clock = () => number
+
 type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>
 type Wrap = <R extends object>(repository: R) => R
 
@@ -116,7 +119,7 @@ const asIs: Wrap = (repository) => repository
  * `org(orgId)` for one database: an object whose repositories are made when first used (a call
  * touches one or two of the fifteen), on a prototype built once.
  */
-function orgBinder(db: Database, wrap: Wrap): (orgId: string) => OrgRepositories {
+function orgBinder(db: Database, wrap: Wrap, now: Clock): (orgId: string) => OrgRepositories {
   class Bound {
     readonly made: Partial<Record<string, object>> = {}
     constructor(readonly orgId: string) {}
@@ -124,7 +127,7 @@ function orgBinder(db: Database, wrap: Wrap): (orgId: string) => OrgRepositories
   for (const [name, make] of Object.entries(ORG_REPOSITORIES)) {
     Object.defineProperty(Bound.prototype, name, {
       get(this: Bound) {
-        this.made[name] ??= wrap((make as (db: Database, orgId: string) => object)(db, this.orgId))
+        this.made[name] ??= wrap((make as (db: Database, orgId: string, now: Clock) => object)(db, this.orgId, now))
         return this.made[name]
       },
     })
@@ -132,23 +135,24 @@ function orgBinder(db: Database, wrap: Wrap): (orgId: string) => OrgRepositories
   return (orgId) => new Bound(orgId) as unknown as OrgRepositories
 }
 
-function repositories(db: Database, wrap: Wrap): Repositories {
+function repositories(db: Database, wrap: Wrap, now: Clock): Repositories {
   const system = Object.fromEntries(
     Object.entries(systemRepositories(db)).map(([name, repository]) => [name, wrap(repository)]),
   ) as SystemRepositories
-  return { ...system, org: orgBinder(db, wrap) }
+  return { ...system, org: orgBinder(db, wrap, now) }
 }
 
-/** Every repository over one database. */
-export function createStore(db: Database): Store {
-  const own = repositories(db, outsideTransactions(db))
+/** Every repository over one database; `now` stamps the rows a repository dates itself (a tag, a hidden property). */
+export function createStore(db: Database, options: { now?: Clock } = {}): Store {
+  const now = options.now ?? Date.now
+  const own = repositories(db, outsideTransactions(db), now)
   // SQLite hands every transaction the same database: its repositories, and the statements they have
   // prepared, serve again instead of being made anew for every request-log batch.
   const inTransaction = new WeakMap<Database, Repositories>()
   const repositoriesOf = (tx: Database): Repositories => {
     let found = inTransaction.get(tx)
     if (!found) {
-      found = repositories(tx, asIs)
+      found = repositories(tx, asIs, now)
       inTransaction.set(tx, found)
     }
     return found

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { DispatchPath } from '../../src/gateway/http'
+import type { DispatchPath } from '../../src/gateway/dispatch-routes'
 import { type Caller, type Expectation, type HostileCall, hostileCall } from './hostile-calls'
 import {
   type Body,

@@ -1,4 +1,4 @@
-import { serve } from '../../src/http/serve'
+import { serve } from '../../src/serve'
 import type { Harness } from './harness'
 
 /** Serves a harness's app on a loopback port, as `gw serve` does (dispatch paths included), for clients that speak HTTP (the SDKs). */

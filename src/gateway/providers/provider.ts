@@ -1,5 +1,5 @@
 import type { Usage } from '../../money/usage'
-import type { SseEvent } from '../sse'
+import type { SseEvent } from '../../util/sse'
 
 /** The wire formats gw speaks. A caller's path picks its format; a provider speaks one or more. */
 export type WireFormat = 'openai' | 'anthropic'

@@ -1,6 +1,6 @@
-import type { Logger } from '../log'
-import { errorMessage } from '../store/faults'
-import type { RequestRecord } from '../store/repositories/requests'
+import type { Logger } from '../../log'
+import { errorMessage } from '../../store/faults'
+import type { RequestRecord } from '../../store/repositories/requests'
 import type { BodyCapture, BodyPolicy } from './body-capture'
 
 /** A request's record and, when captured, its bodies with what its organisation wants done with them. */

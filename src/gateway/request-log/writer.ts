@@ -1,11 +1,11 @@
-import type { Config } from '../config'
-import { redactPii } from '../security/pii'
-import { scanRequestBody } from '../security/scan'
-import { errorMessage, storeFault } from '../store/faults'
-import type { RequestBodyRecord } from '../store/repositories/request-bodies'
-import type { RequestFlag } from '../store/repositories/request-flags'
-import type { RequestRecord } from '../store/repositories/requests'
-import type { Store } from '../store/store'
+import { redactPii } from '../../security/pii'
+import { scanRequestBody } from '../../security/scan'
+import type { DatabaseLocation } from '../../store/database'
+import { errorMessage, storeFault } from '../../store/faults'
+import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
+import type { RequestFlag } from '../../store/repositories/request-flags'
+import type { RequestRecord } from '../../store/repositories/requests'
+import type { Store } from '../../store/store'
 import {
   debitOf,
   type LogWriter,
@@ -216,7 +216,7 @@ export function fromWire(wire: WireEntry): WritableEntry {
 
 /** The messages between the server and its log-writer thread: open the database, write a batch, close. */
 export type WriterRequest =
-  | { id: number; open: Config['database'] }
+  | { id: number; open: DatabaseLocation }
   | { id: number; entries: readonly WireEntry[] }
   | { id: number; close: true }
 export type WriterReply = { id: number; balances?: Array<[string, number]>; setAside?: SetAside[]; error?: string }
@@ -228,11 +228,11 @@ export type WriterReply = { id: number; balances?: Array<[string, number]>; setA
  * reports the source path.
  */
 const WORKER_FILE = Bun.main.startsWith('/$bunfs/')
-  ? './gateway/log-writer.worker.ts'
-  : new URL('./log-writer.worker.ts', import.meta.url).href
+  ? './gateway/request-log/writer.worker.ts'
+  : new URL('./writer.worker.ts', import.meta.url).href
 
 /**
- * The request log's writer on a thread of its own (`log-writer.worker.ts`), with its own connection
+ * The request log's writer on a thread of its own (`writer.worker.ts`), with its own connection
  * to the database: the server's event loop never waits for a batch, its scan or its commit. With
  * SQLite that wait is synchronous, and it was up to 70 ms a batch under load (the overhead profile).
  */
@@ -241,7 +241,7 @@ export class ThreadedLogWriter {
   private readonly waiting = new Map<number, { resolve: (outcome: WriteOutcome) => void; reject: (e: Error) => void }>()
   private next = 0
 
-  constructor(private readonly database: Config['database']) {}
+  constructor(private readonly database: DatabaseLocation) {}
 
   /** Starts the thread now and waits for its connection; otherwise the first batch starts it. */
   async start(): Promise<void> {

@@ -4,11 +4,11 @@
  * batch's charges left and the records it set aside, or with why it failed (the server keeps the batch
  * and retries it).
  */
-import { type Database, openDatabase } from '../store/database'
-import { errorMessage } from '../store/faults'
-import { createStore, type Store } from '../store/store'
-import { fromWire, type WriterReply, type WriterRequest, writeEntries } from './log-writer'
+import { type Database, openDatabase } from '../../store/database'
+import { errorMessage } from '../../store/faults'
+import { createStore, type Store } from '../../store/store'
 import type { LogWriter } from './request-log'
+import { fromWire, type WriterReply, type WriterRequest, writeEntries } from './writer'
 
 declare const self: Worker
 

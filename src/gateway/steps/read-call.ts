@@ -1,4 +1,5 @@
-import { ApiError } from '../errors'
+import { ApiError, badRequest } from '../../errors'
+import { asRecord, parseJson } from '../providers/provider'
 
 /** The fields of a call's body that gw itself reads; the rest is the provider's business. */
 export interface CallFields {
@@ -53,4 +54,11 @@ export function readCallFields(body: Record<string, unknown>): CallFields {
     maxOutputTokens ??= value
   }
   return { model, stream: stream === true, maxOutputTokens }
+}
+
+/** The call's body, which must be a JSON object, and the fields gw reads from it. */
+export function readCall(bodyText: string): { body: Record<string, unknown>; fields: CallFields } {
+  const body = asRecord(parseJson(bodyText))
+  if (!body) throw badRequest('the request body must be a JSON object')
+  return { body, fields: readCallFields(body) }
 }

@@ -1,9 +1,9 @@
-import type { Usage } from '../money/usage'
-import type { BodyCapture } from './body-capture'
-import type { GatewayMeta } from './meta/store'
-import type { ProviderAdapter } from './providers/provider'
-import { encodeSse, type SseEvent, SseParser } from './sse'
-import type { Translation } from './translations'
+import type { Usage } from '../../money/usage'
+import { encodeSse, type SseEvent, SseParser } from '../../util/sse'
+import type { GatewayMeta } from '../meta/store'
+import type { ProviderAdapter } from '../providers/provider'
+import type { BodyCapture } from '../request-log/body-capture'
+import type { Translation } from '../translate/pairs'
 
 export interface StreamOutcome {
   status: 'success' | 'error'

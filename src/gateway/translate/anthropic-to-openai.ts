@@ -3,7 +3,7 @@
  * any server that copies its API). The reverse of `openai-to-anthropic.ts`: what OpenAI has no
  * field for is left out of the request and named in `dropped`.
  */
-import type { SseEvent } from '../sse'
+import type { SseEvent } from '../../util/sse'
 import { eventPayload, type StreamTranslator } from './stream'
 import {
   type AnthropicDeltaUsage,

@@ -3,7 +3,7 @@
  * one way, the answer (whole or streamed) comes back the other. What Anthropic has no field for is
  * left out of the request and named in `dropped`, so the gateway can tell the caller.
  */
-import type { SseEvent } from '../sse'
+import type { SseEvent } from '../../util/sse'
 import { eventPayload, type StreamTranslator } from './stream'
 import {
   type AnthropicImageBlock,

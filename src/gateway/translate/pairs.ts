@@ -1,8 +1,8 @@
-import type { WireFormat } from './providers/provider'
-import { chatResponseToMessages, createChatToMessagesStream, messagesRequestToChat } from './translate/anthropic-to-openai'
-import { chatRequestToMessages, createMessagesToChatStream, messagesResponseToChat } from './translate/openai-to-anthropic'
-import type { StreamTranslator } from './translate/stream'
-import type { AnthropicMessage, AnthropicMessagesRequest, OpenAIChatCompletion, OpenAIChatRequest } from './translate/types'
+import type { WireFormat } from '../providers/provider'
+import { chatResponseToMessages, createChatToMessagesStream, messagesRequestToChat } from './anthropic-to-openai'
+import { chatRequestToMessages, createMessagesToChatStream, messagesResponseToChat } from './openai-to-anthropic'
+import type { StreamTranslator } from './stream'
+import type { AnthropicMessage, AnthropicMessagesRequest, OpenAIChatCompletion, OpenAIChatRequest } from './types'
 
 /** How a body crosses from the caller's format to the provider's and back, for one pair of formats. */
 export interface Translation {

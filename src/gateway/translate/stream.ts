@@ -1,4 +1,4 @@
-import type { SseEvent } from '../sse'
+import type { SseEvent } from '../../util/sse'
 
 /**
  * Turns one provider's stream into the caller's format, event by event, keeping only the little

@@ -7,11 +7,7 @@ import type { WindowInput } from '../../query/model'
 import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
 import type { Tables } from '../../store/database'
 import type { Store } from '../../store/store'
-
-export interface GroupedInput extends WindowInput {
-  limit?: number
-  offset?: number
-}
+import type { GroupedInput } from './model'
 
 type Requests = Tables['requests']
 const NANO = 1e-9
@@ -48,7 +44,7 @@ export class GroupedViews {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async spendBy(principal: Principal, input: GroupedInput & { groupBy?: string }) {
+  async spendBy(principal: Principal, input: GroupedInput) {
     const groupBy = input.groupBy ?? 'model'
     if (groupBy.startsWith('property:')) return this.byProperty(principal, groupBy.slice('property:'.length), input, 'cost')
     const key = SPEND_GROUPS[groupBy]
@@ -125,7 +121,7 @@ export class GroupedViews {
   }
 
   /** One property's values: searched, or ranked by cost or by requests. A hidden property is not found. */
-  async byProperty(principal: Principal, name: string, input: GroupedInput & { search?: string }, order: 'cost' | 'requests') {
+  async byProperty(principal: Principal, name: string, input: GroupedInput, order: 'cost' | 'requests') {
     if (!PROPERTY_NAME.test(name)) throw badRequest('a property name is letters, digits, - and _')
     const key = name.toLowerCase()
     if ((await this.hiddenKeys(principal)).has(key)) throw notFound(`property ${name}`)

@@ -28,6 +28,7 @@ export const ScoresResult = t.Array(
 export const VerdictsBody = windowBodyWith({
   threshold: t.Optional(t.Number({ description: 'a request passes when its score reaches it; 0.5 by default' })),
 })
+export type VerdictsInput = typeof VerdictsBody.static
 export const VerdictsResult = t.Array(
   t.Object({
     name: t.String(),
@@ -47,6 +48,7 @@ export const GroupedBody = windowBodyWith({
   ),
   search: t.Optional(t.String({ maxLength: 200, description: "property search: a substring of the property's values" })),
 })
+export type GroupedInput = typeof GroupedBody.static
 
 export const PropertyAggregationBody = windowBodyWith({
   property: t.String({ maxLength: 64, description: 'the property whose values the requests are grouped by' }),
@@ -73,5 +75,7 @@ export const UsersOverview = t.Object({
   requestsPerUser: Maybe(t.Number()),
   costPerUser: Maybe(t.Number({ description: 'USD' })),
 })
+
+export const PropertyKeys = t.Array(t.String({ description: 'a property key, lower-cased' }))
 
 export const KeysOverTime = t.Array(SeriesPoint({ values: t.Record(t.String(), t.Number()) }))

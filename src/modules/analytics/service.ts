@@ -8,6 +8,7 @@ import { bucketName, bucketRanges, bucketSql, bucketsOf, parseWindow, type TimeW
 import type { Grouping } from '../../store/grouping'
 import type { Store } from '../../store/store'
 import { METRICS, type MetricSpec } from './metrics'
+import type { VerdictsInput } from './model'
 
 type Row = Record<string, unknown>
 
@@ -52,7 +53,7 @@ export class AnalyticsService {
   }
 
   /** Pass or fail per score name: a request passes when its score reaches the threshold. */
-  async verdicts(principal: Principal, input: WindowInput & { threshold?: number }) {
+  async verdicts(principal: Principal, input: VerdictsInput) {
     const window = parseWindow(input, this.now())
     const threshold = input.threshold ?? 0.5
     const stats = await this.store

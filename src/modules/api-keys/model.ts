@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { TIERS } from '../../auth/tiers'
 
 const Scopes = t.Array(t.String({ maxLength: 210 }), {
   maxItems: 100,
@@ -37,3 +38,49 @@ export const CreateProxyKeyBody = t.Object(
 )
 
 export const ProxyKeyParams = t.Object({ proxyKeyId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export type CreateKeyInput = typeof CreateKeyBody.static
+export type UpdateKeyInput = typeof UpdateKeyBody.static
+export type CreateProxyKeyInput = typeof CreateProxyKeyBody.static
+
+/** What anyone in the organisation may see of a key: never its secret, nor its hash. */
+export const ApiKey = t.Object({
+  id: t.String(),
+  name: t.String(),
+  prefix: t.String({ description: 'the start of the key, to recognise it by' }),
+  scopes: t.Array(t.String()),
+  providerKeyId: t.Nullable(t.String({ description: 'for a proxy key: the one provider key it may use' })),
+  createdAt: t.String({ format: 'date-time' }),
+  lastUsedAt: t.Nullable(t.String({ format: 'date-time' })),
+  expiresAt: t.Nullable(t.String({ format: 'date-time' })),
+  revokedAt: t.Nullable(t.String({ format: 'date-time' })),
+})
+
+/** A key just created: its secret is in this answer and never again. */
+export const IssuedApiKey = t.Object({
+  ...ApiKey.properties,
+  key: t.String({ description: 'the secret; shown once' }),
+})
+
+export const ScopeEntitlement = t.Object({
+  tier: t.UnionEnum(TIERS),
+  capabilities: t.Array(t.String()),
+  allowlists: t.Array(t.String({ description: 'the forms an allowlist scope takes' })),
+})
+
+export const McpConnection = t.Object({
+  id: t.String(),
+  userId: t.Nullable(t.String()),
+  client: t.String(),
+  scopes: t.Array(t.String()),
+  createdAt: t.String({ format: 'date-time' }),
+  revokedAt: t.Nullable(t.String({ format: 'date-time' })),
+})
+
+export const McpUpstreamConnection = t.Object({
+  id: t.String(),
+  userId: t.Nullable(t.String()),
+  serverUrl: t.String(),
+  status: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+})

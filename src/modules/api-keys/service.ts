@@ -5,6 +5,7 @@ import { CAPABILITY_SCOPES, validateScopes } from '../../auth/scopes'
 import { badRequest, notFound, nothingToChange } from '../../errors'
 import type { ApiKeyRecord } from '../../store/repositories/credentials'
 import type { Store } from '../../store/store'
+import type { CreateKeyInput, CreateProxyKeyInput, UpdateKeyInput } from './model'
 
 /** What anyone in the organisation may see of a key: never its secret, nor its hash. */
 const view = (key: ApiKeyRecord) => ({
@@ -26,12 +27,6 @@ function futureDate(value: string | null | undefined, now: number): Date | null 
   return date
 }
 
-interface KeyInput {
-  name: string
-  scopes?: string[]
-  expiresAt?: string
-}
-
 export class ApiKeysService {
   constructor(
     private readonly store: Store,
@@ -45,12 +40,12 @@ export class ApiKeysService {
   }
 
   /** Creates a key; the answer is the only time its secret is shown. */
-  async create(principal: Principal, input: KeyInput) {
+  async create(principal: Principal, input: CreateKeyInput) {
     return this.issue(principal, input, null)
   }
 
   /** A proxy key: a gw key that reaches one provider key of the organisation, and nothing else. */
-  async createProxy(principal: Principal, input: KeyInput & { providerKeyId: string }) {
+  async createProxy(principal: Principal, input: CreateProxyKeyInput) {
     if (!(await this.store.org(principal.orgId).providerKeys.get(input.providerKeyId))) throw notFound('provider key')
     return this.issue(principal, input, input.providerKeyId)
   }
@@ -61,7 +56,7 @@ export class ApiKeysService {
     return this.setScopes(principal, id, scopes)
   }
 
-  private async issue(principal: Principal, input: KeyInput, providerKeyId: string | null) {
+  private async issue(principal: Principal, input: CreateKeyInput, providerKeyId: string | null) {
     const scopes = validateScopes(input.scopes ?? [])
     const expiresAt = futureDate(input.expiresAt, this.now()) ?? null
     return this.store.transaction(async (tx) => {
@@ -79,7 +74,7 @@ export class ApiKeysService {
     })
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; expiresAt?: string | null }) {
+  async update(principal: Principal, id: string, input: UpdateKeyInput) {
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.expiresAt !== undefined ? { expiresAt: futureDate(input.expiresAt, this.now()) ?? null } : {}),

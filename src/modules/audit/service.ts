@@ -5,19 +5,8 @@ import { errorMessage } from '../../store/faults'
 import type { AuditEntry, AuditFilterQuery } from '../../store/repositories/audit'
 import type { OrgRepositories, Store } from '../../store/store'
 import { csvRow } from './csv'
+import type { AuditFilter, AuditPageFilter } from './model'
 import { textStream } from './stream'
-
-export interface AuditFilter {
-  action?: string
-  actorId?: string
-  from?: string
-  to?: string
-}
-
-export interface AuditPageFilter extends AuditFilter {
-  cursor?: string
-  limit?: number
-}
 
 export const DEFAULT_PAGE = 100
 export const MAX_PAGE = 1_000
@@ -57,7 +46,17 @@ const view = (e: AuditEntry) => ({
   detail: e.detail,
 })
 
-const CSV_COLUMNS = ['id', 'created_at', 'actor_id', 'principal_kind', 'action', 'target', 'source_ip', 'outcome', 'detail']
+export const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'actor_id',
+  'principal_kind',
+  'action',
+  'target',
+  'source_ip',
+  'outcome',
+  'detail',
+]
 
 const csvLine = (e: AuditEntry): string =>
   csvRow([

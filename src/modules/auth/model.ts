@@ -6,15 +6,14 @@ export const LoginBody = t.Object({
   password: t.String({ minLength: 1, maxLength: 1024 }),
   orgId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
 })
+export type LoginInput = typeof LoginBody.static
 
-export const LoginResult = t.Object({
-  data: t.Object({
-    sessionToken: t.String(),
-    expiresAt: t.String({ format: 'date-time' }),
-    userId: t.String(),
-    orgId: t.String(),
-  }),
-  error: t.Null(),
+/** A new session: its token is shown this once. */
+export const Session = t.Object({
+  sessionToken: t.String(),
+  expiresAt: t.String({ format: 'date-time' }),
+  userId: t.String(),
+  orgId: t.String(),
 })
 
 export const AcceptInviteBody = t.Object(
@@ -28,3 +27,5 @@ export const AcceptInviteBody = t.Object(
   },
   { additionalProperties: false },
 )
+
+export const LoggedOut = t.Object({ loggedOut: t.Literal(true) })

@@ -6,12 +6,7 @@ import { hashPassword, verifyPassword } from '../../auth/passwords'
 import type { Principal } from '../../auth/principal'
 import { badRequest, forbidden, unauthorized } from '../../errors'
 import type { Store } from '../../store/store'
-
-export interface LoginInput {
-  email: string
-  password: string
-  orgId?: string
-}
+import type { LoginInput } from './model'
 
 export class AuthService {
   constructor(
@@ -44,6 +39,7 @@ export class AuthService {
       const issued = await this.issuer.session(org, invite.userId)
       await org.audit.append(
         auditEntry({ kind: 'session', id: invite.userId, orgId: invite.orgId }, 'auth.accept_invite', `user:${invite.userId}`, {
+          at: new Date(this.now()),
           sourceIp,
         }),
       )
@@ -82,6 +78,7 @@ export class AuthService {
     const session = await this.issuer.session(org, user.id)
     await org.audit.append(
       auditEntry({ kind: 'session', id: user.id, orgId: membership.orgId }, 'auth.login', `session:${session.sessionId}`, {
+        at: new Date(this.now()),
         sourceIp,
       }),
     )
@@ -94,11 +91,12 @@ export class AuthService {
   }
 
   /** Ends the calling session at once, on this instance and (through the database) on every other. */
-  async logout(principal: Principal, token: string): Promise<void> {
+  async logout(principal: Principal, token: string) {
     if (principal.kind !== 'session' || principal.sessionId === undefined) {
       throw badRequest('only a session can log out; revoke an API key with DELETE /v1/api-keys/{apiKeyId}')
     }
-    await this.store.credentials.revokeSession(principal.sessionId, new Date())
+    await this.store.credentials.revokeSession(principal.sessionId, new Date(this.now()))
     await this.authenticator.forget(token)
+    return { loggedOut: true as const }
   }
 }

@@ -1,16 +1,8 @@
 import type { Principal } from '../../auth/principal'
 import { nanoToUsd } from '../../money/cost'
 import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
-import type { BudgetAction } from '../../store/repositories/budget-actions'
 import type { Store } from '../../store/store'
-
-export const BUDGET_ACTIONS = ['alert', 'block', 'downgrade', 'throttle'] as const satisfies readonly BudgetAction['action'][]
-
-interface ActionsInput {
-  timeFilter?: { start?: string; end?: string }
-  timeZoneDifference?: number
-  dbIncrement?: string
-}
+import { type ActionsInput, BUDGET_ACTIONS } from './model'
 
 /**
  * What budgets did when they were reached (spec 4.6 `traffic.read`): alerts, blocks, downgrades and

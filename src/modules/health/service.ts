@@ -1,26 +1,12 @@
+import type { ComponentState, HealthProbe } from '../../util/health-probe'
 import { VERSION } from '../../version'
+import type { HealthReport } from './model'
 
-export type ComponentState = 'ok' | 'degraded' | 'down' | 'not_configured'
+export type { ComponentState, HealthProbe }
 
 /** The request log's queue as the health check sees it (the gateway's RequestLog answers this). */
 export interface RequestLogGauge {
   snapshot(): { queued: number; oldestQueuedMs: number; setAside: number; dropped: number; failedFlushes: number }
-}
-
-export interface HealthReport {
-  status: 'ok' | 'degraded' | 'down'
-  version: string
-  uptimeSeconds: number
-  components: Record<string, ComponentState>
-  /** Records waiting to be written, how long the oldest has waited, and the ones set aside or dropped so far. */
-  requestLog?: { queued: number; oldestQueuedSeconds: number; setAside: number; dropped: number; failedWrites: number }
-}
-
-/** A component is checked by a probe that resolves when healthy; `required` ones take the server down with them. */
-export interface HealthProbe {
-  name: string
-  required: boolean
-  check(): Promise<ComponentState>
 }
 
 const PROBE_TIMEOUT_MS = 2_000

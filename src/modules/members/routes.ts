@@ -1,42 +1,31 @@
 import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { AddMemberBody, OrgParams, RemoveMemberBody, UpdateMemberBody } from './model'
+import { answer, answerCreated, Created, Ok } from '../../http/schema'
+import { AddedMember, AddMemberBody, Member, OrgParams, RemovedMember, RemoveMemberBody, UpdateMemberBody } from './model'
 import type { MembersService } from './service'
 
 /** Members of an organisation (spec 4.6 `org.members.write`). */
 export const memberRoutes = (authz: Authz, members: MembersService) =>
   new Elysia({ name: 'member-routes' })
     .use(authz)
-    .post(
-      '/v1/organization/:id/add_member',
-      async ({ principal, body, set }) => {
-        set.status = 201
-        return { data: await members.invite(principal, body), error: null }
-      },
-      {
-        catalogued: true,
-        params: OrgParams,
-        body: AddMemberBody,
-        detail: { summary: 'Add a member; a new person gets a one-time invite token' },
-      },
-    )
-    .post(
-      '/v1/organization/:id/update_member',
-      async ({ principal, body }) => ({ data: await members.updateRole(principal, body), error: null }),
-      {
-        catalogued: true,
-        params: OrgParams,
-        body: UpdateMemberBody,
-        detail: { summary: "Change a member's role" },
-      },
-    )
-    .delete(
-      '/v1/organization/:id/remove_member',
-      async ({ principal, body }) => ({ data: await members.remove(principal, body.userId), error: null }),
-      {
-        catalogued: true,
-        params: OrgParams,
-        body: RemoveMemberBody,
-        detail: { summary: 'Remove a member; their sessions end at once' },
-      },
-    )
+    .post('/v1/organization/:id/add_member', ({ principal, body }) => answerCreated(members.invite(principal, body)), {
+      catalogued: true,
+      params: OrgParams,
+      body: AddMemberBody,
+      response: Created(AddedMember),
+      detail: { summary: 'Add a member; a new person gets a one-time invite token' },
+    })
+    .post('/v1/organization/:id/update_member', ({ principal, body }) => answer(members.updateRole(principal, body)), {
+      catalogued: true,
+      params: OrgParams,
+      body: UpdateMemberBody,
+      response: Ok(Member),
+      detail: { summary: "Change a member's role" },
+    })
+    .delete('/v1/organization/:id/remove_member', ({ principal, body }) => answer(members.remove(principal, body.userId)), {
+      catalogued: true,
+      params: OrgParams,
+      body: RemoveMemberBody,
+      response: Ok(RemovedMember),
+      detail: { summary: 'Remove a member; their sessions end at once' },
+    })

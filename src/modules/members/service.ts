@@ -7,6 +7,7 @@ import { isBuiltInRole } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
 import { badRequest, conflict, forbidden, notFound } from '../../errors'
 import type { OrgRepositories, Store } from '../../store/store'
+import type { InviteInput, UpdateMemberInput } from './model'
 
 export interface AddMemberInput {
   orgId: string
@@ -30,19 +31,20 @@ export class MembersService {
     private readonly store: Store,
     private readonly issuer: CredentialIssuer,
     private readonly authenticator: Authenticator,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * `add_member`: a person joins with a role. Someone new (or without a password yet) gets a one-time
    * invite token, shown once, that POST /v1/auth/accept-invite turns into a password and a session.
    */
-  async invite(principal: Principal, input: { email: string; role: string }) {
+  async invite(principal: Principal, input: InviteInput) {
     const role = await assignableRole(this.store.org(principal.orgId), input.role)
     return this.store.transaction(async (tx) => {
       const org = tx.org(principal.orgId)
-      const userId = await userForEmail(tx, input.email)
+      const userId = await userForEmail(tx, input.email, this.now)
       if (await org.memberships.get(userId)) throw conflict(`${input.email} is already a member of this organization`)
-      await org.memberships.add({ userId, role, createdAt: new Date() })
+      await org.memberships.add({ userId, role, createdAt: new Date(this.now()) })
       const user = await tx.users.get(userId)
       const invite = user?.passwordHash ? undefined : await this.issuer.invite(org, userId)
       return {
@@ -55,7 +57,7 @@ export class MembersService {
   }
 
   /** `update_member`: a new role, in force on the member's next request. */
-  async updateRole(principal: Principal, input: { userId: string; role: string }) {
+  async updateRole(principal: Principal, input: UpdateMemberInput) {
     const org = this.store.org(principal.orgId)
     await this.guard(principal, input.userId, 'change the role of')
     const role = await assignableRole(org, input.role)
@@ -72,10 +74,10 @@ export class MembersService {
     const ended = await this.store.transaction(async (tx) => {
       const org = tx.org(principal.orgId)
       await org.memberships.remove(userId)
-      return org.sessions.revokeAllOf(userId, new Date())
+      return org.sessions.revokeAllOf(userId, new Date(this.now()))
     })
     await this.authenticator.forgetSessions(ended)
-    return { id: userId, userId, removed: true }
+    return { id: userId, userId, removed: true as const }
   }
 
   /** The invariants of spec 2.4 that concern one member: no one changes their own role; the Owner's moves only by transfer. */
@@ -99,13 +101,14 @@ export class MembersService {
     const passwordHash = input.password ? await hashPassword(input.password) : undefined
     return this.store.transaction(async (tx) => {
       const within = tx.org(input.orgId)
-      const userId = await userForEmail(tx, input.email)
+      const userId = await userForEmail(tx, input.email, this.now)
       if (await within.memberships.get(userId)) throw conflict(`${input.email} is already a member of this organization`)
       if (passwordHash) await tx.users.setPasswordHash(userId, passwordHash)
-      await within.memberships.add({ userId, role: input.role, createdAt: new Date() })
+      await within.memberships.add({ userId, role: input.role, createdAt: new Date(this.now()) })
       const session = await this.issuer.session(within, userId)
       await within.audit.append(
         auditEntry({ kind: 'cli', id: null, orgId: input.orgId }, 'member.add', `user:${userId}`, {
+          at: new Date(this.now()),
           detail: { role: input.role },
         }),
       )

@@ -5,8 +5,8 @@ import type { CredentialIssuer } from '../../auth/issuer'
 import { hashPassword } from '../../auth/passwords'
 import { PERMISSIONS } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
+import type { Tier } from '../../auth/tiers'
 import { notFound } from '../../errors'
-import type { Tier } from '../../store/repositories/organizations'
 import type { Store } from '../../store/store'
 
 export interface BootstrapInput {
@@ -27,6 +27,7 @@ export class OrganizationService {
   constructor(
     private readonly store: Store,
     private readonly issuer: CredentialIssuer,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Creates an organisation with its Owner, a first API key and an Owner session, all or nothing. */
@@ -34,9 +35,9 @@ export class OrganizationService {
     const passwordHash = input.password ? await hashPassword(input.password) : undefined
     return this.store.transaction(async (tx) => {
       const orgId = randomUUID()
-      const now = new Date()
+      const now = new Date(this.now())
       await tx.organizations.create({ id: orgId, name: input.orgName, tier: input.tier, creditBalanceNano: 0, createdAt: now })
-      const userId = await userForEmail(tx, input.email)
+      const userId = await userForEmail(tx, input.email, this.now)
       if (passwordHash) await tx.users.setPasswordHash(userId, passwordHash)
       const org = tx.org(orgId)
       await org.memberships.add({ userId, role: 'owner', createdAt: now })
@@ -44,6 +45,7 @@ export class OrganizationService {
       const session = await this.issuer.session(org, userId)
       await org.audit.append(
         auditEntry({ kind: 'cli', id: userId, orgId }, 'organization.bootstrap', `organization:${orgId}`, {
+          at: new Date(this.now()),
           detail: { tier: input.tier, apiKeyPrefix: key.prefix },
         }),
       )
@@ -55,9 +57,12 @@ export class OrganizationService {
   async addCredits(orgId: string, usd: number): Promise<{ orgId: string; creditsRemaining: number }> {
     const balance = await this.store.organizations.addCredits(orgId, Math.round(usd * 1e9))
     if (balance === undefined) throw notFound('organization')
-    await this.store
-      .org(orgId)
-      .audit.append(auditEntry({ kind: 'cli', id: null, orgId }, 'credits.add', `organization:${orgId}`, { detail: { usd } }))
+    await this.store.org(orgId).audit.append(
+      auditEntry({ kind: 'cli', id: null, orgId }, 'credits.add', `organization:${orgId}`, {
+        at: new Date(this.now()),
+        detail: { usd },
+      }),
+    )
     return { orgId, creditsRemaining: balance / 1e9 }
   }
 

@@ -1,9 +1,10 @@
 import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
-import type { BodyPolicy, BodyPolicySource } from '../../gateway/body-capture'
+import type { BodyPolicy, BodyPolicySource } from '../../gateway/request-log/body-capture'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
+import type { BodyRetentionInput, UpdateOnboardingInput } from './model'
 
 const DAY_MS = 24 * 3600 * 1000
 /** The gateway reads an organisation's body policy this fresh: a change holds within a second. */
@@ -51,7 +52,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
     return this.get(principal)
   }
 
-  async updateOnboarding(principal: Principal, input: { step?: string; completed?: boolean; data?: Record<string, unknown> }) {
+  async updateOnboarding(principal: Principal, input: UpdateOnboardingInput) {
     const current = (await this.store.org(principal.orgId).settings.get()).onboarding ?? {}
     const onboarding = {
       ...current,
@@ -75,7 +76,7 @@ export class OrganizationSettingsService implements BodyPolicySource {
     return this.get(principal)
   }
 
-  async setBodyRetention(principal: Principal, input: { mode: 'none' | 'days'; days?: number }) {
+  async setBodyRetention(principal: Principal, input: BodyRetentionInput) {
     if (input.mode === 'days' && input.days === undefined) throw badRequest('mode "days" needs days (1 to 3650)')
     await this.store.org(principal.orgId).settings.update({
       bodyRetentionDays: input.mode === 'none' ? null : (input.days as number),

@@ -36,6 +36,6 @@ export class OwnershipService {
     if (!(await this.store.transaction((tx) => tx.organizations.deleteWithData(orgId)))) throw notFound('organization')
     await this.authenticator.forgetKeys(keyIds)
     await this.authenticator.forgetSessions(sessionIds)
-    return { id: orgId, deleted: true }
+    return { id: orgId, deleted: true as const }
   }
 }

@@ -24,3 +24,17 @@ export const UpdateProviderKeyBody = t.Object(
 
 export const ProviderKeyParams = t.Object({ providerKeyId: t.String({ minLength: 1, maxLength: 64 }) })
 export const VaultUpdateParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+
+export type CreateProviderKeyInput = typeof CreateProviderKeyBody.static
+export type UpdateProviderKeyInput = typeof UpdateProviderKeyBody.static
+
+/** A provider key as reads show it: the secret masked, never whole. */
+export const ProviderKey = t.Object({
+  id: t.String(),
+  provider: t.Union([t.Literal('openai'), t.Literal('anthropic')]),
+  name: t.String(),
+  baseUrl: t.Nullable(t.String()),
+  secret: t.String({ description: 'masked: enough to recognise the key, never the key' }),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})

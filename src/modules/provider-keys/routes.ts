@@ -1,6 +1,7 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { CreateProviderKeyBody, ProviderKeyParams, UpdateProviderKeyBody, VaultUpdateParams } from './model'
+import { answer, answerCreated, Created, Deleted, Ok } from '../../http/schema'
+import { CreateProviderKeyBody, ProviderKey, ProviderKeyParams, UpdateProviderKeyBody, VaultUpdateParams } from './model'
 import type { ProviderKeysService } from './service'
 
 /**
@@ -11,75 +12,70 @@ export const providerKeyRoutes = (authz: Authz, keys: ProviderKeysService) => {
   const write = { catalogued: true as const }
   return new Elysia({ name: 'provider-key-routes' })
     .use(authz)
-    .post(
-      '/v1/api-keys/provider-key',
-      async ({ principal, body, set }) => {
-        set.status = 201
-        return { data: await keys.create(principal, body), error: null }
-      },
-      { ...write, body: CreateProviderKeyBody, detail: { summary: 'Store a provider key (BYOK)' } },
-    )
-    .post(
-      '/v1/vault/add',
-      async ({ principal, body, set }) => {
-        set.status = 201
-        return { data: await keys.create(principal, body), error: null }
-      },
-      { ...write, body: CreateProviderKeyBody, detail: { summary: 'Store a provider key in the vault' } },
-    )
-    .get('/v1/api-keys/provider-keys', async ({ principal }) => ({ data: await keys.list(principal), error: null }), {
+    .post('/v1/api-keys/provider-key', ({ principal, body }) => answerCreated(keys.create(principal, body)), {
       ...write,
+      body: CreateProviderKeyBody,
+      response: Created(ProviderKey),
+      detail: { summary: 'Store a provider key (BYOK)' },
+    })
+    .post('/v1/vault/add', ({ principal, body }) => answerCreated(keys.create(principal, body)), {
+      ...write,
+      body: CreateProviderKeyBody,
+      response: Created(ProviderKey),
+      detail: { summary: 'Store a provider key in the vault' },
+    })
+    .get('/v1/api-keys/provider-keys', ({ principal }) => answer(keys.list(principal)), {
+      ...write,
+      response: Ok(t.Array(ProviderKey)),
       detail: { summary: 'Provider keys, masked' },
     })
-    .get('/v1/vault/keys', async ({ principal }) => ({ data: await keys.list(principal), error: null }), {
+    .get('/v1/vault/keys', ({ principal }) => answer(keys.list(principal)), {
       ...write,
+      response: Ok(t.Array(ProviderKey)),
       detail: { summary: 'Vault keys, masked' },
     })
     .get(
       '/v1/api-keys/provider-key/:providerKeyId',
-      async ({ principal, params }) => ({ data: await keys.get(principal, params.providerKeyId), error: null }),
+      ({ principal, params }) => answer(keys.get(principal, params.providerKeyId)),
       {
         ...write,
         params: ProviderKeyParams,
+        response: Ok(ProviderKey),
         detail: { summary: 'One provider key, masked' },
       },
     )
-    .get(
-      '/v1/vault/key/:providerKeyId',
-      async ({ principal, params }) => ({ data: await keys.get(principal, params.providerKeyId), error: null }),
-      {
-        ...write,
-        params: ProviderKeyParams,
-        detail: { summary: 'One vault key, masked' },
-      },
-    )
+    .get('/v1/vault/key/:providerKeyId', ({ principal, params }) => answer(keys.get(principal, params.providerKeyId)), {
+      ...write,
+      params: ProviderKeyParams,
+      response: Ok(ProviderKey),
+      detail: { summary: 'One vault key, masked' },
+    })
     .patch(
       '/v1/api-keys/provider-key/:providerKeyId',
-      async ({ principal, params, body }) => ({
-        data: await keys.update(principal, params.providerKeyId, body),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(keys.update(principal, params.providerKeyId, body)),
       {
         ...write,
         params: ProviderKeyParams,
         body: UpdateProviderKeyBody,
+        response: Ok(ProviderKey),
         detail: { summary: 'Rename, re-point or replace a provider key' },
       },
     )
-    .patch(
-      '/v1/vault/update/:id',
-      async ({ principal, params, body }) => ({
-        data: await keys.update(principal, params.id, body),
-        error: null,
-      }),
-      { ...write, params: VaultUpdateParams, body: UpdateProviderKeyBody, detail: { summary: 'Update a vault key' } },
-    )
+    .patch('/v1/vault/update/:id', ({ principal, params, body }) => answer(keys.update(principal, params.id, body)), {
+      ...write,
+      params: VaultUpdateParams,
+      body: UpdateProviderKeyBody,
+      response: Ok(ProviderKey),
+      detail: { summary: 'Update a vault key' },
+    })
     .delete(
       '/v1/api-keys/provider-key/:providerKeyId',
-      async ({ principal, params }) => ({
-        data: await keys.remove(principal, params.providerKeyId),
-        error: null,
-      }),
-      { ...write, params: ProviderKeyParams, detail: { summary: 'Delete a provider key and the proxy keys bound to it' } },
+      ({ principal, params }) => answer(keys.remove(principal, params.providerKeyId)),
+      {
+        ...write,
+        params: ProviderKeyParams,
+        response: Ok(Deleted),
+        detail: { summary: 'Delete a provider key and the proxy keys bound to it' },
+      },
     )
 }

@@ -6,6 +6,7 @@ import type { OrgKeySource, OrgProviderKey, ProviderName } from '../../gateway/p
 import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
+import type { CreateProviderKeyInput, UpdateProviderKeyInput } from './model'
 
 const sealContext = sealContexts.providerKey
 
@@ -30,7 +31,7 @@ export class ProviderKeysService implements OrgKeySource {
   constructor(
     private readonly store: Store,
     private readonly vault: Vault,
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
   ) {
     this.cache = new TtlCache(100_000, CREDENTIALS_CACHE_MS, now)
   }
@@ -45,8 +46,8 @@ export class ProviderKeysService implements OrgKeySource {
     return view(key)
   }
 
-  async create(principal: Principal, input: { provider: ProviderName; name: string; secret: string; baseUrl?: string }) {
-    const now = new Date()
+  async create(principal: Principal, input: CreateProviderKeyInput) {
+    const now = new Date(this.now())
     const id = randomUUID()
     const key: ProviderKeyRecord = {
       id,
@@ -64,7 +65,7 @@ export class ProviderKeysService implements OrgKeySource {
     return view(key)
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; secret?: string; baseUrl?: string | null }) {
+  async update(principal: Principal, id: string, input: UpdateProviderKeyInput) {
     if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined)
       throw nothingToChange('name, secret, baseUrl')
     const change = {
@@ -76,7 +77,7 @@ export class ProviderKeysService implements OrgKeySource {
             hint: maskSecret(input.secret),
           }
         : {}),
-      updatedAt: new Date(),
+      updatedAt: new Date(this.now()),
     }
     const updated = await this.store.org(principal.orgId).providerKeys.update(id, change)
     if (!updated) throw notFound('provider key')
@@ -92,7 +93,7 @@ export class ProviderKeysService implements OrgKeySource {
     await this.store.transaction((tx) => tx.org(principal.orgId).providerKeys.delete(id))
     this.cache.delete(`${principal.orgId}:${existing.provider}`)
     this.cache.delete(byIdKey(principal.orgId, id))
-    return { id, deleted: true }
+    return { id, deleted: true as const }
   }
 
   /** The organisation's newest key for a provider (BYOK), or null when it has none. */

@@ -3,12 +3,7 @@ import { nanoToUsd } from '../../money/cost'
 import { parseWindow } from '../../query/time'
 import type { A2aCall, CallStats, McpToolCall } from '../../store/repositories/calls'
 import type { Store } from '../../store/store'
-
-export interface CallsInput {
-  timeFilter?: { start?: string; end?: string }
-  limit?: number
-  offset?: number
-}
+import type { A2aCallsInput, CallsInput, McpToolCallsInput } from './model'
 
 /** Call statistics as the API shows them: cost in USD. */
 const shownStats = ({ costNano, ...rest }: CallStats) => ({ ...rest, cost: nanoToUsd(costNano) })
@@ -35,7 +30,7 @@ export class RelayedCallViews {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async mcpToolCalls(principal: Principal, input: CallsInput & { serverId?: string; toolName?: string; status?: string }) {
+  async mcpToolCalls(principal: Principal, input: McpToolCallsInput) {
     const page = this.page(input)
     const calls = await this.store.mcpToolCalls.list(this.window(principal, input), input, page)
     return {
@@ -69,7 +64,7 @@ export class RelayedCallViews {
     }
   }
 
-  async a2aCalls(principal: Principal, input: CallsInput & { agentId?: string; status?: string }) {
+  async a2aCalls(principal: Principal, input: A2aCallsInput) {
     const page = this.page(input)
     const calls = await this.store.a2aCalls.list(this.window(principal, input), input, page)
     return {

@@ -1,60 +1,50 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
+import { answer, answerCreated, Created, Ok } from '../../http/schema'
+import { CreateRoleBody, CustomRole, OrgParams, Role, RoleEntitlement, RoleParams, UpdateRoleBody } from './model'
 import type { RolesService } from './service'
-
-const OrgParams = t.Object({ id: t.String() })
-const RoleParams = t.Object({ id: t.String(), roleId: t.String({ minLength: 1, maxLength: 64 }) })
-const Permissions = t.Array(t.String({ maxLength: 64 }), { maxItems: 32 })
 
 /** Roles (spec 2.4, 4.6): listing under `org.read`, custom-role changes under `org.members.write` (Enterprise). */
 export const roleRoutes = (authz: Authz, roles: RolesService) =>
   new Elysia({ name: 'role-routes' })
     .use(authz)
-    .get('/v1/organization/:id/roles', async ({ principal }) => ({ data: await roles.list(principal), error: null }), {
+    .get('/v1/organization/:id/roles', ({ principal }) => answer(roles.list(principal)), {
       catalogued: true,
       params: OrgParams,
+      response: Ok(t.Array(Role)),
       detail: { summary: 'Built-in and custom roles with their permissions' },
     })
-    .get('/v1/organization/:id/roles/entitlement', ({ principal }) => ({ data: roles.entitlement(principal), error: null }), {
+    .get('/v1/organization/:id/roles/entitlement', ({ principal }) => answer(roles.entitlement(principal)), {
       catalogued: true,
       params: OrgParams,
+      response: Ok(RoleEntitlement),
       detail: { summary: 'Whether custom roles are available on this tier' },
     })
-    .post(
-      '/v1/organization/:id/roles',
-      async ({ principal, body, set }) => {
-        set.status = 201
-        return { data: await roles.create(principal, body), error: null }
-      },
-      {
-        catalogued: true,
-        params: OrgParams,
-        body: t.Object(
-          { name: t.String({ minLength: 1, maxLength: 200 }), permissions: Permissions },
-          { additionalProperties: false },
-        ),
-        detail: { summary: 'Create a custom role (Enterprise tier)' },
-      },
-    )
+    .post('/v1/organization/:id/roles', ({ principal, body }) => answerCreated(roles.create(principal, body)), {
+      catalogued: true,
+      params: OrgParams,
+      body: CreateRoleBody,
+      response: Created(CustomRole),
+      detail: { summary: 'Create a custom role (Enterprise tier)' },
+    })
     .patch(
       '/v1/organization/:id/roles/:roleId',
-      async ({ principal, params, body }) => ({ data: await roles.update(principal, params.roleId, body), error: null }),
+      ({ principal, params, body }) => answer(roles.update(principal, params.roleId, body)),
       {
         catalogued: true,
         params: RoleParams,
-        body: t.Object(
-          { name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), permissions: t.Optional(Permissions) },
-          { additionalProperties: false },
-        ),
+        body: UpdateRoleBody,
+        response: Ok(CustomRole),
         detail: { summary: 'Rename a custom role or change its permissions' },
       },
     )
     .post(
       '/v1/organization/:id/roles/:roleId/archive',
-      async ({ principal, params }) => ({ data: await roles.archive(principal, params.roleId), error: null }),
+      ({ principal, params }) => answer(roles.archive(principal, params.roleId)),
       {
         catalogued: true,
         params: RoleParams,
+        response: Ok(CustomRole),
         detail: { summary: 'Archive a custom role; its holders fall back to Member' },
       },
     )

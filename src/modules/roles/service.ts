@@ -6,11 +6,12 @@ import { requireTier, tierAtLeast } from '../../auth/tiers'
 import { badRequest, notFound, nothingToChange } from '../../errors'
 import type { CustomRole } from '../../store/repositories/roles'
 import type { Store } from '../../store/store'
+import type { CreateRoleInput, UpdateRoleInput } from './model'
 
 const view = (role: CustomRole) => ({
   id: role.id,
   name: role.name,
-  builtIn: false,
+  builtIn: false as const,
   permissions: customRolePermissions(role.permissions),
   archivedAt: role.archivedAt?.toISOString() ?? null,
   createdAt: role.createdAt.toISOString(),
@@ -30,6 +31,7 @@ export class RolesService {
   constructor(
     private readonly store: Store,
     private readonly authenticator: Authenticator,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async list(principal: Principal) {
@@ -46,10 +48,10 @@ export class RolesService {
   }
 
   entitlement(principal: Principal) {
-    return { customRoles: tierAtLeast(principal.tier, 'enterprise'), requiredTier: 'enterprise', tier: principal.tier }
+    return { customRoles: tierAtLeast(principal.tier, 'enterprise'), requiredTier: 'enterprise' as const, tier: principal.tier }
   }
 
-  async create(principal: Principal, input: { name: string; permissions: string[] }) {
+  async create(principal: Principal, input: CreateRoleInput) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
     const role: CustomRole = {
       id: randomUUID(),
@@ -57,13 +59,13 @@ export class RolesService {
       name: input.name,
       permissions: permissionsFor(input.permissions),
       archivedAt: null,
-      createdAt: new Date(),
+      createdAt: new Date(this.now()),
     }
     await this.store.org(principal.orgId).roles.create(role)
     return view(role)
   }
 
-  async update(principal: Principal, id: string, input: { name?: string; permissions?: string[] }) {
+  async update(principal: Principal, id: string, input: UpdateRoleInput) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
     if (input.name === undefined && input.permissions === undefined) throw nothingToChange('name, permissions')
     const existing = await this.store.org(principal.orgId).roles.get(id)
@@ -81,7 +83,7 @@ export class RolesService {
   /** Archived: it can no longer be given, and its holders fall back to Member on their next request. */
   async archive(principal: Principal, id: string) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
-    const updated = await this.store.org(principal.orgId).roles.update(id, { archivedAt: new Date() })
+    const updated = await this.store.org(principal.orgId).roles.update(id, { archivedAt: new Date(this.now()) })
     if (!updated) throw notFound('role')
     await this.forgetHolders(principal.orgId, id)
     return view(updated)

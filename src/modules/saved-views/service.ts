@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal'
 import { badRequest, conflict, notFound, nothingToChange } from '../../errors'
 import type { SavedFilter } from '../../store/repositories/saved-views'
 import type { Store } from '../../store/store'
+import type { FilterChange, FilterInput } from './model'
 
 /** A saved filter is kept as sent, bounded; the filter language itself is checked where it runs (request queries). */
 const MAX_FILTER_BYTES = 16 * 1024
@@ -24,18 +25,21 @@ function checkedFilter(filter: unknown): unknown {
 }
 
 export class SavedViewsService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async listFilters(principal: Principal) {
     return (await this.store.org(principal.orgId).savedViews.listFilters()).map(view)
   }
 
-  async createFilter(principal: Principal, input: { name: string; filter: unknown }) {
+  async createFilter(principal: Principal, input: FilterInput) {
     const filter = checkedFilter(input.filter)
     if ((await this.store.org(principal.orgId).savedViews.listFilters()).some((f) => f.name === input.name)) {
       throw conflict(`a filter named "${input.name}" exists already`)
     }
-    const now = new Date()
+    const now = new Date(this.now())
     const saved: SavedFilter = {
       id: randomUUID(),
       orgId: principal.orgId,
@@ -49,12 +53,12 @@ export class SavedViewsService {
     return view(saved)
   }
 
-  async updateFilter(principal: Principal, id: string, input: { name?: string; filter?: unknown }) {
+  async updateFilter(principal: Principal, id: string, input: FilterChange) {
     if (input.name === undefined && input.filter === undefined) throw nothingToChange('name, filter')
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.filter !== undefined ? { filter: checkedFilter(input.filter) } : {}),
-      updatedAt: new Date(),
+      updatedAt: new Date(this.now()),
     }
     const updated = await this.store.org(principal.orgId).savedViews.updateFilter(id, change)
     if (!updated) throw notFound('filter')
@@ -63,10 +67,10 @@ export class SavedViewsService {
 
   async deleteFilter(principal: Principal, id: string) {
     if (!(await this.store.org(principal.orgId).savedViews.deleteFilter(id))) throw notFound('filter')
-    return { id, deleted: true }
+    return { id, deleted: true as const }
   }
 
-  /** Hidden properties leave the property views (issue 7's queries read this list). */
+  /** Hidden properties leave the property views: the property queries (keys, keys over time, values) skip this list's keys. */
   async hideProperty(principal: Principal, key: string) {
     await this.store.org(principal.orgId).savedViews.hideProperty(key.toLowerCase(), principal.actorId)
     return { key: key.toLowerCase(), hidden: true }

@@ -6,6 +6,7 @@ import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import { badRequest, notFound } from '../../errors'
 import type { SsoConfig } from '../../store/repositories/sso'
 import type { Store } from '../../store/store'
+import type { SsoInput } from './model'
 
 /** Looks up TXT records; the system resolver in production, a stand-in in tests. */
 export type TxtResolver = (name: string) => Promise<string[][]>
@@ -33,7 +34,7 @@ export class SsoService {
   ) {}
 
   entitlement(principal: Principal) {
-    return { sso: tierAtLeast(principal.tier, 'enterprise'), requiredTier: 'enterprise', tier: principal.tier }
+    return { sso: tierAtLeast(principal.tier, 'enterprise'), requiredTier: 'enterprise' as const, tier: principal.tier }
   }
 
   async get(principal: Principal) {
@@ -42,7 +43,7 @@ export class SsoService {
     return view(config)
   }
 
-  async put(principal: Principal, input: { issuer: string; clientId: string; clientSecret?: string; domain?: string }) {
+  async put(principal: Principal, input: SsoInput) {
     requireTier(principal.tier, 'enterprise', 'Single sign-on')
     const existing = await this.store.org(principal.orgId).sso.get()
     if (!existing && input.clientSecret === undefined)
@@ -72,7 +73,7 @@ export class SsoService {
 
   async remove(principal: Principal) {
     if (!(await this.store.org(principal.orgId).sso.delete())) throw notFound('SSO configuration')
-    return { deleted: true }
+    return { deleted: true as const }
   }
 
   /** Fetches the issuer's OpenID discovery document and reports what it found (never the secret). */
@@ -82,7 +83,7 @@ export class SsoService {
     const url = `${config.issuer}/.well-known/openid-configuration`
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), redirect: 'follow' })
-      if (!response.ok) return { ok: false, url, error: `the issuer answered ${response.status}` }
+      if (!response.ok) return { ok: false as const, url, error: `the issuer answered ${response.status}` }
       const document = (await response.json()) as Record<string, unknown>
       const issuerMatches = typeof document.issuer === 'string' && document.issuer.replace(/\/+$/, '') === config.issuer
       return {
@@ -96,7 +97,7 @@ export class SsoService {
       }
     } catch (error) {
       return {
-        ok: false,
+        ok: false as const,
         url,
         error:
           error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${DISCOVERY_TIMEOUT_MS} ms` : String(error),

@@ -1,89 +1,83 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
+import { answer, answerCreated, Created, Deleted, Ok } from '../../http/schema'
+import {
+  RemovedTeamMember,
+  Team,
+  TeamMember,
+  TeamMemberBody,
+  TeamMembership,
+  TeamNameBody,
+  TeamParams,
+  Visibility,
+  VisibilityBody,
+} from './model'
 import type { TeamsService } from './service'
-
-const TeamParams = t.Object({ teamId: t.String({ minLength: 1, maxLength: 64 }) })
-const Name = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })
-const Member = t.Object({ userId: t.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
 
 /** Teams (spec 4.6): reading under `org.read`, changes under `org.members.write`. */
 export const teamRoutes = (authz: Authz, teams: TeamsService) =>
   new Elysia({ name: 'team-routes' })
     .use(authz)
-    .get('/v1/team', async ({ principal }) => ({ data: await teams.list(principal), error: null }), {
+    .get('/v1/team', ({ principal }) => answer(teams.list(principal)), {
       catalogued: true,
+      response: Ok(t.Array(Team)),
       detail: { summary: 'Teams the caller can see' },
     })
-    .get('/v1/team/settings/visibility', async ({ principal }) => ({ data: await teams.visibility(principal), error: null }), {
+    .get('/v1/team/settings/visibility', ({ principal }) => answer(teams.visibility(principal)), {
       catalogued: true,
+      response: Ok(Visibility),
       detail: { summary: 'Who sees which teams: all or members' },
     })
-    .put(
-      '/v1/team/settings/visibility',
-      async ({ principal, body }) => ({ data: await teams.setVisibility(principal, body.mode), error: null }),
-      {
-        catalogued: true,
-        body: t.Object(
-          { mode: t.Union([t.Literal('all'), t.Literal('members')], { error: 'mode must be all or members' }) },
-          { additionalProperties: false },
-        ),
-        detail: { summary: 'Set who sees which teams' },
-      },
-    )
-    .get(
-      '/v1/team/:teamId/members',
-      async ({ principal, params }) => ({ data: await teams.members(principal, params.teamId), error: null }),
-      {
-        catalogued: true,
-        params: TeamParams,
-        detail: { summary: "A team's members" },
-      },
-    )
-    .post(
-      '/v1/team',
-      async ({ principal, body, set }) => {
-        set.status = 201
-        return { data: await teams.create(principal, body.name), error: null }
-      },
-      { catalogued: true, body: Name, detail: { summary: 'Create a team' } },
-    )
-    .put(
-      '/v1/team/:teamId',
-      async ({ principal, params, body }) => ({ data: await teams.rename(principal, params.teamId, body.name), error: null }),
-      {
-        catalogued: true,
-        params: TeamParams,
-        body: Name,
-        detail: { summary: 'Rename a team' },
-      },
-    )
-    .delete(
-      '/v1/team/:teamId',
-      async ({ principal, params }) => ({ data: await teams.remove(principal, params.teamId), error: null }),
-      {
-        catalogued: true,
-        params: TeamParams,
-        detail: { summary: 'Delete a team' },
-      },
-    )
+    .put('/v1/team/settings/visibility', ({ principal, body }) => answer(teams.setVisibility(principal, body.mode)), {
+      catalogued: true,
+      body: VisibilityBody,
+      response: Ok(Visibility),
+      detail: { summary: 'Set who sees which teams' },
+    })
+    .get('/v1/team/:teamId/members', ({ principal, params }) => answer(teams.members(principal, params.teamId)), {
+      catalogued: true,
+      params: TeamParams,
+      response: Ok(t.Array(TeamMember)),
+      detail: { summary: "A team's members" },
+    })
+    .post('/v1/team', ({ principal, body }) => answerCreated(teams.create(principal, body.name)), {
+      catalogued: true,
+      body: TeamNameBody,
+      response: Created(Team),
+      detail: { summary: 'Create a team' },
+    })
+    .put('/v1/team/:teamId', ({ principal, params, body }) => answer(teams.rename(principal, params.teamId, body.name)), {
+      catalogued: true,
+      params: TeamParams,
+      body: TeamNameBody,
+      response: Ok(Team),
+      detail: { summary: 'Rename a team' },
+    })
+    .delete('/v1/team/:teamId', ({ principal, params }) => answer(teams.remove(principal, params.teamId)), {
+      catalogued: true,
+      params: TeamParams,
+      response: Ok(Deleted),
+      detail: { summary: 'Delete a team' },
+    })
     .post(
       '/v1/team/:teamId/member',
-      async ({ principal, params, body }) => ({
-        data: await teams.addMember(principal, params.teamId, body.userId),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(teams.addMember(principal, params.teamId, body.userId)),
       {
         catalogued: true,
         params: TeamParams,
-        body: Member,
+        body: TeamMemberBody,
+        response: Ok(TeamMembership),
         detail: { summary: 'Add a member of the organization to a team' },
       },
     )
     .delete(
       '/v1/team/:teamId/member',
-      async ({ principal, params, body }) => ({
-        data: await teams.removeMember(principal, params.teamId, body.userId),
-        error: null,
-      }),
-      { catalogued: true, params: TeamParams, body: Member, detail: { summary: 'Remove someone from a team' } },
+      ({ principal, params, body }) => answer(teams.removeMember(principal, params.teamId, body.userId)),
+      {
+        catalogued: true,
+        params: TeamParams,
+        body: TeamMemberBody,
+        response: Ok(RemovedTeamMember),
+        detail: { summary: 'Remove someone from a team' },
+      },
     )

@@ -12,7 +12,10 @@ const view = (team: Team) => ({ id: team.id, name: team.name, createdAt: team.cr
  * the teams they belong to, while those who manage members (`org.members.write`) see all of them.
  */
 export class TeamsService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async list(principal: Principal) {
     const org = await this.store.organizations.get(principal.orgId)
@@ -32,7 +35,7 @@ export class TeamsService {
 
   async create(principal: Principal, name: string) {
     if (await this.store.org(principal.orgId).teams.findByName(name)) throw conflict(`a team named "${name}" exists already`)
-    const team: Team = { id: randomUUID(), orgId: principal.orgId, name, createdAt: new Date() }
+    const team: Team = { id: randomUUID(), orgId: principal.orgId, name, createdAt: new Date(this.now()) }
     await this.store.org(principal.orgId).teams.create(team)
     return view(team)
   }
@@ -47,7 +50,7 @@ export class TeamsService {
 
   async remove(principal: Principal, teamId: string) {
     if (!(await this.store.transaction((tx) => tx.org(principal.orgId).teams.delete(teamId)))) throw notFound('team')
-    return { id: teamId, deleted: true }
+    return { id: teamId, deleted: true as const }
   }
 
   /** Only members of the organisation can be in its teams. */
@@ -63,7 +66,7 @@ export class TeamsService {
     const team = await this.store.org(principal.orgId).teams.get(teamId)
     if (!team) throw notFound('team')
     if (!(await this.store.org(principal.orgId).teams.removeMember(team.id, userId))) throw notFound('team member')
-    return { id: team.id, userId, removed: true }
+    return { id: team.id, userId, removed: true as const }
   }
 
   async visibility(principal: Principal) {

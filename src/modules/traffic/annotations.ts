@@ -7,7 +7,10 @@ const ratingValue = (rating: boolean | number): number => (typeof rating === 'bo
 
 /** Annotations (spec 4.6 `traffic.annotate`): on requests of the request log and sessions of it. */
 export class AnnotationsService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async requestFeedback(principal: Principal, requestId: string, rating: boolean | number) {
     const id = await this.ownRequest(principal, requestId)
@@ -16,7 +19,7 @@ export class AnnotationsService {
       requestId: id,
       rating: value,
       actorId: principal.actorId,
-      createdAt: new Date(),
+      createdAt: new Date(this.now()),
     })
     return { requestId: id, rating: value }
   }
@@ -28,7 +31,7 @@ export class AnnotationsService {
       name,
       value,
       actorId: principal.actorId,
-      createdAt: new Date(),
+      createdAt: new Date(this.now()),
     })
     return { requestId: id, scores: await this.store.org(principal.orgId).annotations.scoresOf(id) }
   }
@@ -49,7 +52,7 @@ export class AnnotationsService {
       sessionId,
       rating: value,
       actorId: principal.actorId,
-      createdAt: new Date(),
+      createdAt: new Date(this.now()),
     })
     return { sessionId, rating: value }
   }

@@ -1,9 +1,12 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
+import type { DispatchPath } from '../../gateway/dispatch-routes'
+import type { GatewayTestInput } from './model'
+
 /** What the test needs of the gateway; the composition root wires it, so this module knows none of its files. */
 export interface GatewayTestDeps {
   /** Sends one call down the gateway's own path, as the principal. */
-  call(principal: Principal, path: string, request: Request, bodyText: string): Promise<Response>
+  call(principal: Principal, path: DispatchPath, request: Request, bodyText: string): Promise<Response>
   /** The cost in USD the gateway reported for a call it served, while its metadata is kept. */
   costOf(requestId: string): Promise<number | undefined>
   now?: () => number
@@ -24,10 +27,10 @@ export class GatewayTest {
     this.now = deps.now ?? Date.now
   }
 
-  async run(principal: Principal, input: { model: string; prompt?: string }) {
+  async run(principal: Principal, input: GatewayTestInput) {
     // traffic.read lets a key ask for the test; the call itself needs what a gateway call needs.
     requireGatewayScope(principal)
-    const path = '/v1/chat/completions'
+    const path: DispatchPath = '/v1/chat/completions'
     const bodyText = JSON.stringify({
       model: input.model,
       messages: [{ role: 'user', content: input.prompt ?? 'ping' }],

@@ -31,6 +31,7 @@ export const QueryBody = (maxLimit: number) =>
     },
     { additionalProperties: false },
   )
+export type QueryInput = ReturnType<typeof QueryBody>['static']
 
 export const CountBody = t.Object({ filter: t.Optional(t.Unknown()) }, { additionalProperties: false })
 
@@ -80,6 +81,10 @@ export const RequestView = t.Object({
   body: t.Optional(t.Object({ request: t.String(), response: Nullable.string, truncated: t.Boolean() })),
 })
 
+export const Count = t.Object({ count: t.Number() })
+
+export const RequestsById = t.Object({ requests: t.Array(RequestView) })
+
 export const Page = t.Object({
   requests: t.Array(RequestView),
   offset: t.Number(),
@@ -91,6 +96,7 @@ export const Rating = t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 }
   error: 'rating must be true/false or a number from -1 to 1',
 })
 export const RequestParams = t.Object({ requestId: t.String({ minLength: 1, maxLength: 64 }) })
+export const AssetParams = t.Object({ requestId: t.String({ maxLength: 64 }), assetId: t.String({ maxLength: 200 }) })
 export const SessionParams = t.Object({ sessionId: t.String({ minLength: 1, maxLength: 200 }) })
 export const RatingBody = t.Object({ rating: Rating }, { additionalProperties: false })
 export const ScoreBody = t.Object(
@@ -109,6 +115,17 @@ export const PropertyBody = t.Object(
 )
 export const TagBody = t.Object({ tag: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false })
 
+export const RequestRating = t.Object({ requestId: t.String(), rating: t.Number({ description: 'true is 1, false is 0' }) })
+export const RequestScores = t.Object({
+  requestId: t.String(),
+  scores: t.Array(t.Object({ name: t.String(), value: t.Number() }), {
+    description: "the request's scores, the latest per name",
+  }),
+})
+export const RequestProperties = t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })
+export const SessionRating = t.Object({ sessionId: t.String(), rating: t.Number({ description: 'true is 1, false is 0' }) })
+export const SessionTags = t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })
+
 export const GatewayTestBody = t.Object(
   {
     model: t.String({ minLength: 1, maxLength: 200, description: 'as a gateway call names it, e.g. gpt-4o or openai/llama3' }),
@@ -116,6 +133,7 @@ export const GatewayTestBody = t.Object(
   },
   { additionalProperties: false },
 )
+export type GatewayTestInput = typeof GatewayTestBody.static
 
 export const GatewayTestResult = t.Object({
   ok: t.Boolean({ description: 'the provider answered successfully through the gateway path' }),

@@ -1,9 +1,11 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Authz } from '../../http/authz'
-import { ErrorEnvelope, Ok } from '../../http/schema'
+import { answer, ErrorEnvelope, Ok } from '../../http/schema'
 import type { AnnotationsService } from './annotations'
 import type { GatewayTest } from './gateway-test'
 import {
+  AssetParams,
+  Count,
   CountBody,
   GatewayTestBody,
   GatewayTestResult,
@@ -14,9 +16,14 @@ import {
   QueryBody,
   RatingBody,
   RequestParams,
-  RequestView,
+  RequestProperties,
+  RequestRating,
+  RequestScores,
+  RequestsById,
   ScoreBody,
   SessionParams,
+  SessionRating,
+  SessionTags,
   TagBody,
 } from './model'
 import type { TrafficService } from './service'
@@ -28,7 +35,7 @@ const annotate = { catalogued: true as const }
 export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations: AnnotationsService, test: GatewayTest) =>
   new Elysia({ name: 'traffic-routes' })
     .use(authz)
-    .post('/v1/request/query', async ({ principal, body }) => ({ data: await traffic.query(principal, body), error: null }), {
+    .post('/v1/request/query', ({ principal, body }) => answer(traffic.query(principal, body)), {
       ...read,
       body: QueryBody(PAGE_LIMITS.request),
       response: Ok(Page),
@@ -36,7 +43,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
     })
     .post(
       '/v1/request/query-clickhouse',
-      async ({ principal, body }) => ({ data: await traffic.query(principal, body, 'request_response_rmt'), error: null }),
+      ({ principal, body }) => answer(traffic.query(principal, body, 'request_response_rmt')),
       {
         ...read,
         body: QueryBody(PAGE_LIMITS.request_response_rmt),
@@ -44,37 +51,33 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages, cursor paging)' },
       },
     )
-    .post(
-      '/v1/request/count/query',
-      async ({ principal, body }) => ({ data: await traffic.count(principal, body.filter), error: null }),
-      {
-        ...read,
-        body: CountBody,
-        response: Ok(t.Object({ count: t.Number() })),
-        detail: { summary: 'Count the requests a filter matches' },
-      },
-    )
+    .post('/v1/request/count/query', ({ principal, body }) => answer(traffic.count(principal, body.filter)), {
+      ...read,
+      body: CountBody,
+      response: Ok(Count),
+      detail: { summary: 'Count the requests a filter matches' },
+    })
     .post(
       '/v1/request/query-ids',
-      async ({ principal, body }) => ({ data: await traffic.byIds(principal, body.requestIds, body.includeBodies), error: null }),
+      ({ principal, body }) => answer(traffic.byIds(principal, body.requestIds, body.includeBodies)),
       {
         ...read,
         body: IdsBody,
-        response: Ok(t.Object({ requests: t.Array(RequestView) })),
+        response: Ok(RequestsById),
         detail: { summary: 'Requests by id' },
       },
     )
     .post(
       '/v1/request/:requestId/assets/:assetId',
-      async ({ principal, params }) => ({ data: await traffic.asset(principal, params.requestId, params.assetId), error: null }),
+      ({ principal, params }) => answer(traffic.asset(principal, params.requestId, params.assetId)),
       {
         ...read,
-        params: t.Object({ requestId: t.String({ maxLength: 64 }), assetId: t.String({ maxLength: 200 }) }),
+        params: AssetParams,
         response: { 404: ErrorEnvelope },
         detail: { summary: "One of a request's assets (none are stored yet: always 404)" },
       },
     )
-    .post('/v1/test/gateway-request', async ({ principal, body }) => ({ data: await test.run(principal, body), error: null }), {
+    .post('/v1/test/gateway-request', ({ principal, body }) => answer(test.run(principal, body)), {
       ...read,
       body: GatewayTestBody,
       response: Ok(GatewayTestResult),
@@ -82,71 +85,56 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
     })
     .post(
       '/v1/request/:requestId/feedback',
-      async ({ principal, params, body }) => ({
-        data: await annotations.requestFeedback(principal, params.requestId, body.rating),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(annotations.requestFeedback(principal, params.requestId, body.rating)),
       {
         ...annotate,
         params: RequestParams,
         body: RatingBody,
-        response: Ok(t.Object({ requestId: t.String(), rating: t.Number() })),
+        response: Ok(RequestRating),
         detail: { summary: 'Rate a request' },
       },
     )
     .post(
       '/v1/request/:requestId/score',
-      async ({ principal, params, body }) => ({
-        data: await annotations.score(principal, params.requestId, body.name, body.value),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(annotations.score(principal, params.requestId, body.name, body.value)),
       {
         ...annotate,
         params: RequestParams,
         body: ScoreBody,
-        response: Ok(t.Object({ requestId: t.String(), scores: t.Array(t.Object({ name: t.String(), value: t.Number() })) })),
+        response: Ok(RequestScores),
         detail: { summary: 'Score a request under a name (the latest value counts)' },
       },
     )
     .put(
       '/v1/request/:requestId/property',
-      async ({ principal, params, body }) => ({
-        data: await annotations.setProperty(principal, params.requestId, body.key, body.value),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(annotations.setProperty(principal, params.requestId, body.key, body.value)),
       {
         ...annotate,
         params: RequestParams,
         body: PropertyBody,
-        response: Ok(t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })),
+        response: Ok(RequestProperties),
         detail: { summary: "Set one of a request's properties" },
       },
     )
     .post(
       '/v1/session/:sessionId/feedback',
-      async ({ principal, params, body }) => ({
-        data: await annotations.sessionFeedback(principal, params.sessionId, body.rating),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(annotations.sessionFeedback(principal, params.sessionId, body.rating)),
       {
         ...annotate,
         params: SessionParams,
         body: RatingBody,
-        response: Ok(t.Object({ sessionId: t.String(), rating: t.Number() })),
+        response: Ok(SessionRating),
         detail: { summary: 'Rate a session' },
       },
     )
     .post(
       '/v1/session/:sessionId/tag',
-      async ({ principal, params, body }) => ({
-        data: await annotations.tagSession(principal, params.sessionId, body.tag),
-        error: null,
-      }),
+      ({ principal, params, body }) => answer(annotations.tagSession(principal, params.sessionId, body.tag)),
       {
         ...annotate,
         params: SessionParams,
         body: TagBody,
-        response: Ok(t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })),
+        response: Ok(SessionTags),
         detail: { summary: 'Tag a session' },
       },
     )

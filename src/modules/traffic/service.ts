@@ -7,16 +7,7 @@ import { mentionsField, requestScope, type Wrapper } from '../../query/filter'
 import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
 import type { RequestRecord, RequestSort } from '../../store/repositories/requests'
 import type { Store } from '../../store/store'
-import { PAGE_LIMITS } from './model'
-
-export interface QueryInput {
-  filter?: unknown
-  offset?: number
-  limit?: number
-  sort?: Partial<Record<RequestSort['field'], RequestSort['direction']>>
-  cursor?: string
-  includeBodies?: boolean
-}
+import { PAGE_LIMITS, type QueryInput } from './model'
 
 const DEFAULT_LIMIT = 100
 

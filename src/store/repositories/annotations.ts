@@ -1,11 +1,13 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
+import type { Clock } from '../store'
 
 /** What one organisation adds to its traffic after the fact: scores, a request's properties, session feedback and tags. */
 export const annotationsRepository = (
   { orm, tables: { requestScores, sessionFeedback, sessionTags, requests } }: Database,
   orgId: string,
+  now: Clock,
 ) => {
   const scores = orgRows(requestScores, orgId)
   const request = orgRows(requests, orgId)
@@ -91,7 +93,7 @@ export const annotationsRepository = (
     async tagSession(sessionId: string, tag: string): Promise<void> {
       await orm
         .insert(sessionTags)
-        .values(tags.row({ sessionId, tag, createdAt: new Date() }))
+        .values(tags.row({ sessionId, tag, createdAt: new Date(now()) }))
         .onConflictDoNothing()
     },
     async sessionTagsOf(sessionId: string): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { lt } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
+import type { Clock } from '../store'
 
 export interface OrganizationSettings {
   orgId: string
@@ -30,6 +31,7 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
 export const organizationSettingsRepository = (
   { orm, tables: { organizationSettings, requestBodies } }: Database,
   orgId: string,
+  now: Clock,
 ) => {
   const settings = orgRows(organizationSettings, orgId)
   const bodies = orgRows(requestBodies, orgId)
@@ -41,7 +43,7 @@ export const organizationSettingsRepository = (
     get,
     /** Changes some settings, creating the row with the defaults for the rest when there is none. */
     async update(change: Partial<Omit<OrganizationSettings, 'orgId'>>): Promise<OrganizationSettings> {
-      const next = { ...(await get()), ...change, updatedAt: new Date() }
+      const next = { ...(await get()), ...change, updatedAt: new Date(now()) }
       await orm
         .insert(organizationSettings)
         .values(settings.row(next))

@@ -1,8 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
+import type { Tier } from '../../auth/tiers'
 import type { Database } from '../database'
-
-export const TIERS = ['free', 'pro', 'growth', 'enterprise'] as const
-export type Tier = (typeof TIERS)[number]
 
 export const TEAM_VISIBILITY = ['all', 'members'] as const
 export type TeamVisibility = (typeof TEAM_VISIBILITY)[number]

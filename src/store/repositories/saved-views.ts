@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
+import type { Clock } from '../store'
 
 export interface SavedFilter {
   id: string
@@ -13,7 +14,11 @@ export interface SavedFilter {
 }
 
 /** Saved filters and hidden properties: how one organisation shapes its own traffic views. */
-export const savedViewsRepository = ({ orm, tables: { savedFilters, hiddenProperties } }: Database, orgId: string) => {
+export const savedViewsRepository = (
+  { orm, tables: { savedFilters, hiddenProperties } }: Database,
+  orgId: string,
+  now: Clock,
+) => {
   const filters = orgRows(savedFilters, orgId)
   const hidden = orgRows(hiddenProperties, orgId)
   return {
@@ -44,7 +49,7 @@ export const savedViewsRepository = ({ orm, tables: { savedFilters, hiddenProper
     async hideProperty(key: string, by: string | null): Promise<void> {
       await orm
         .insert(hiddenProperties)
-        .values(hidden.row({ key, hiddenBy: by, createdAt: new Date() }))
+        .values(hidden.row({ key, hiddenBy: by, createdAt: new Date(now()) }))
         .onConflictDoNothing()
     },
     async restoreProperty(key: string): Promise<boolean> {

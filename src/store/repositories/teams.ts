@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Database } from '../database'
 import { childrenOf, orgRows } from '../scope'
+import type { Clock } from '../store'
 
 export interface Team {
   id: string
@@ -14,7 +15,7 @@ export interface Team {
  * are reached only through the organisation's teams, so another organisation's team id finds no
  * member to read, add or remove.
  */
-export const teamsRepository = ({ orm, tables: { teams, teamMembers } }: Database, orgId: string) => {
+export const teamsRepository = ({ orm, tables: { teams, teamMembers } }: Database, orgId: string, now: Clock) => {
   const team = orgRows(teams, orgId)
   const membersOf = (teamId: string) => childrenOf(orm, teamMembers.teamId, team, teamId)
   return {
@@ -73,7 +74,10 @@ export const teamsRepository = ({ orm, tables: { teams, teamMembers } }: Databas
         .where(team.where(eq(teams.id, teamId)))
         .limit(1)
       if (!parent) return false
-      await orm.insert(teamMembers).values({ teamId: parent.id, userId, createdAt: new Date() }).onConflictDoNothing()
+      await orm
+        .insert(teamMembers)
+        .values({ teamId: parent.id, userId, createdAt: new Date(now()) })
+        .onConflictDoNothing()
       return true
     },
     async removeMember(teamId: string, userId: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Usage } from '../../../money/usage'
-import type { SseEvent } from '../../sse'
+import type { SseEvent } from '../../../util/sse'
 import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
 
 /**

@@ -1,0 +1,69 @@
+import type { Principal } from '../auth/principal'
+import type { LimitVerdict } from '../limits/limiter'
+import type { ModelPrice } from '../money/prices'
+import type { DispatchPath } from './dispatch-routes'
+import type { WireFormat } from './providers/provider'
+import { newRequestId } from './request-id'
+import { BodyCapture } from './request-log/body-capture'
+import { type Caller, readCaller } from './steps/caller'
+
+/** One provider-style call as the HTTP entry hands it over, its caller authenticated. */
+export interface GatewayCall {
+  principal: Principal
+  path: DispatchPath
+  request: Request
+  /** The body as sent; parsed by the gateway so that even a malformed one is answered with the Gw-* headers. */
+  bodyText: string
+  /** Lifts the server's idle timeout for this request (long streams are quiet between tokens). */
+  keepAlive(): void
+}
+
+/**
+ * What is known about a call so far: each step of the pipeline hands back what it learnt and the
+ * pipeline adds it here, so however the call ends, its headers, metadata and record say as much as
+ * was known. Steps read it; none changes it.
+ */
+export interface CallFacts {
+  readonly requestId: string
+  readonly startedAt: number
+  readonly principal: Principal
+  readonly path: DispatchPath
+  readonly callerFormat: WireFormat
+  readonly caller: Caller
+  /** `gw` until a provider is chosen. */
+  readonly provider: string
+  /** `unknown` until the requested model is known to be one a record and a header can hold. */
+  readonly model: string
+  readonly mode: 'passthrough' | 'translated'
+  readonly translationWarning?: string
+  readonly price?: ModelPrice
+  readonly estimatedCostNano?: number
+  /** Billed to the organisation's credits: the call runs on the operator's provider key. */
+  readonly ptb: boolean
+  /** True once the provider was called: a call refused before that has no cost to report. */
+  readonly dispatched: boolean
+  /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
+  readonly limit?: LimitVerdict
+  readonly requestBody: BodyCapture
+  /** What the caller was answered, as far as it was kept; filled as the answer goes out. */
+  readonly responseBody: BodyCapture
+}
+
+/** The facts of a call that has just arrived. */
+export function openCall(call: GatewayCall, format: WireFormat, startedAt: number, countryHeader?: string): CallFacts {
+  return {
+    requestId: newRequestId(),
+    startedAt,
+    principal: call.principal,
+    path: call.path,
+    callerFormat: format,
+    caller: readCaller(call.request.headers, countryHeader),
+    provider: 'gw',
+    model: 'unknown',
+    mode: 'passthrough',
+    ptb: false,
+    dispatched: false,
+    requestBody: BodyCapture.of(call.bodyText),
+    responseBody: new BodyCapture(),
+  }
+}

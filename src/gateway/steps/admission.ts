@@ -1,0 +1,84 @@
+import { ApiError } from '../../errors'
+import type { LimitVerdict, RateLimiter } from '../../limits/limiter'
+import { estimateNano, priceFor } from '../../money/cost'
+import type { ModelPrice } from '../../money/prices'
+import type { Store } from '../../store/store'
+import { TtlCache } from '../../util/ttl-cache'
+import type { CallFacts } from '../call'
+import type { ProviderName } from '../providers/provider'
+import type { RequestLog } from '../request-log/request-log'
+
+/** The model's price, and the most the call can cost, known before it is sent (see `estimateNano`). */
+export function estimateCost(
+  provider: ProviderName,
+  model: string,
+  outgoing: { text: string; maxOutputTokens?: number },
+): { price?: ModelPrice; estimatedCostNano?: number } {
+  const price = priceFor(provider, model)
+  if (!price) return {}
+  return {
+    price,
+    estimatedCostNano: estimateNano(price, {
+      bodyBytes: Buffer.byteLength(outgoing.text),
+      maxOutputTokens: outgoing.maxOutputTokens,
+    }),
+  }
+}
+
+/** Both rate-limit layers (spec 8), asked before any provider call; the verdict goes into the Gw-RateLimit-* headers. */
+export function checkLimits(limiter: RateLimiter, facts: CallFacts): Promise<LimitVerdict> {
+  return limiter.check({
+    orgId: facts.principal.orgId,
+    userId: facts.caller.userId ?? undefined,
+    properties: facts.caller.properties,
+    model: facts.model,
+    policyHeader: facts.caller.policy,
+    estimateCents: facts.estimatedCostNano === undefined ? undefined : facts.estimatedCostNano / 1e7,
+  })
+}
+
+/** A refusal by the limiter: a 429, whose Retry-After the Gw-* headers carry. */
+export const rateLimited = (verdict: LimitVerdict) =>
+  new ApiError('rate_limited', `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`)
+
+/** Credit balances are read this fresh; a few calls may pass on a balance that just ran out (it may go negative). */
+const BALANCE_TTL_MS = 1_000
+
+/**
+ * Organisations' credits (nano-USD) as this instance knows them: the stored balance, read at most
+ * once a second or handed over by the request log's writer, less what its queued records will take.
+ */
+export class CreditBalances {
+  private readonly balances: TtlCache<string, number>
+
+  constructor(
+    private readonly store: Pick<Store, 'organizations'>,
+    private readonly requestLog: RequestLog,
+    now: () => number,
+  ) {
+    this.balances = new TtlCache(100_000, BALANCE_TTL_MS, now)
+    // The writer takes the charges; the balances it leaves are the freshest there are.
+    requestLog.onSettled((balances) => {
+      for (const [orgId, balance] of balances) this.balances.set(orgId, balance)
+    })
+  }
+
+  async balance(orgId: string): Promise<number> {
+    let stored = this.balances.get(orgId)
+    if (stored === undefined) {
+      stored = (await this.store.organizations.get(orgId))?.creditBalanceNano ?? 0
+      this.balances.set(orgId, stored)
+    }
+    return stored - this.requestLog.unwrittenDebit(orgId)
+  }
+
+  /** A call billed to the credits needs some left; the refusal is a 402. */
+  async require(orgId: string): Promise<void> {
+    if ((await this.balance(orgId)) <= 0) {
+      throw new ApiError(
+        'payment_required',
+        "this organization has no credits left for calls on the operator's provider keys; add credits (gw credits add)",
+      )
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/** What the caller says about itself in `Gw-*` headers, read once per call. */
+export interface Caller {
+  userId: string | null
+  sessionId: string | null
+  /** `Gw-Property-<Name>` values by lower-cased name (header names are case-insensitive). */
+  properties: Record<string, string>
+  /** A `Gw-RateLimit-Policy` of the caller's own. */
+  policy: string | undefined
+  /** ISO 3166-1 alpha-2, from the trusted proxy's header; null when unknown. */
+  country: string | null
+}
+
+const PROPERTY_PREFIX = 'gw-property-'
+/** Two letters, or a proxy's two-character code for unknown or anonymised callers (XX, T1). */
+const COUNTRY_CODE = /^[A-Z][A-Z0-9]$/
+
+/** Reads the caller's headers; `countryHeader` is the one a trusted proxy in front of gw sets (GW_COUNTRY_HEADER). */
+export function readCaller(headers: Headers, countryHeader: string | undefined): Caller {
+  const properties: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    if (name.startsWith(PROPERTY_PREFIX)) properties[name.slice(PROPERTY_PREFIX.length)] = value
+  })
+  // Anything but a country code is unknown, never guessed.
+  const country = countryHeader ? headers.get(countryHeader)?.trim().toUpperCase() : undefined
+  return {
+    userId: headers.get('gw-user-id'),
+    sessionId: headers.get('gw-session-id'),
+    properties,
+    policy: headers.get('gw-ratelimit-policy') ?? undefined,
+    country: country && COUNTRY_CODE.test(country) ? country : null,
+  }
+}

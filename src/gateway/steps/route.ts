@@ -1,0 +1,63 @@
+import { badRequest } from '../../errors'
+import { asRecord, type ProviderAdapter } from '../providers/provider'
+import type { Translation } from '../translate/pairs'
+import type { CallFields } from './read-call'
+
+/** Where the call goes on the provider: its own path when the formats agree, else the provider's chat path. */
+export function upstreamPathFor(path: string, provider: ProviderAdapter, translation: Translation | undefined): string {
+  if (!translation) {
+    if (!provider.paths.includes(path)) {
+      throw badRequest(`${path} is not served by provider ${provider.name}; it serves ${provider.paths.join(', ')}`)
+    }
+    return path
+  }
+  if (path !== '/v1/chat/completions' && path !== '/v1/messages') {
+    throw badRequest(
+      `${path} cannot be translated for provider ${provider.name}; only chat (/v1/chat/completions, /v1/messages) can`,
+    )
+  }
+  return provider.chatPath
+}
+
+/** The body the provider is sent, and what making it decided. */
+export interface OutgoingBody {
+  text: string
+  /** What could not be carried over to the provider's format, named for the Gw-Translation-Warning header. */
+  translationWarning?: string
+  /** Whether the caller itself asked for a usage chunk in its stream (gw may ask for one the caller did not). */
+  callerAskedForUsage: boolean
+  /** The output bound the provider will hold the call to, for the cost estimate. */
+  maxOutputTokens?: number
+}
+
+/**
+ * The body in the provider's format, with the model as the provider names it and a usage chunk asked
+ * for in streams. A body that needs no change is sent as the caller wrote it: serialising a long
+ * prompt again would cost time for nothing.
+ */
+export function outgoingBody(
+  call: { body: Record<string, unknown>; bodyText: string; fields: CallFields },
+  provider: ProviderAdapter,
+  model: string,
+  translation: Translation | undefined,
+): OutgoingBody {
+  const { body, fields } = call
+  let upstream: Record<string, unknown> = fields.model === model ? body : { ...body, model }
+  let translationWarning: string | undefined
+  if (translation) {
+    const translated = translation.request(upstream)
+    upstream = { ...translated.request, model }
+    if (translated.dropped.length > 0) translationWarning = `dropped: ${translated.dropped.join(', ')}`
+  }
+  const usageRequest = provider.requestUsageInStream(upstream)
+  upstream = usageRequest.body
+  // A translation may set the provider's required output bound; the caller's own is checked already.
+  const translatedMax = upstream.max_tokens
+  return {
+    text: upstream === body ? call.bodyText : JSON.stringify(upstream),
+    translationWarning,
+    // Translated, the caller's own stream_options say whether it wants OpenAI's usage chunk.
+    callerAskedForUsage: translation ? asRecord(body.stream_options)?.include_usage === true : usageRequest.callerAskedForUsage,
+    maxOutputTokens: fields.maxOutputTokens ?? (typeof translatedMax === 'number' ? translatedMax : undefined),
+  }
+}

@@ -1,0 +1,124 @@
+import type { RateLimiter } from '../../limits/limiter'
+import type { Logger } from '../../log'
+import { costNano, nanoToUsd } from '../../money/cost'
+import { totalTokens, type Usage } from '../../money/usage'
+import type { RequestRecord } from '../../store/repositories/requests'
+import type { CallFacts } from '../call'
+import type { GatewayMeta, MetaStore } from '../meta/store'
+import type { BodyPolicy, BodyPolicySource } from '../request-log/body-capture'
+import type { RequestLog } from '../request-log/request-log'
+import type { CreditBalances } from './admission'
+import type { StreamOutcome } from './relay'
+
+export interface SettlementDeps {
+  limiter: RateLimiter
+  bodies: BodyPolicySource
+  requestLog: RequestLog
+  meta: MetaStore
+  metaTtlSeconds: number
+  credits: CreditBalances
+  log: Logger
+  now: () => number
+}
+
+/** Why a record has no cost: absent is not zero, and the reader should know which it is. */
+function costNote(facts: CallFacts, usage: Usage | undefined): string | null {
+  if (!facts.dispatched) return 'not dispatched'
+  if (facts.price === undefined) return `no price known for ${facts.provider} model ${facts.model}`
+  if (usage === undefined) return 'the provider reported no usage'
+  return null
+}
+
+/** The request log's record of a finished call. */
+function callRecord(
+  facts: CallFacts,
+  outcome: StreamOutcome,
+  model: string,
+  cost: number | undefined,
+  endedAt: number,
+): RequestRecord {
+  const { principal, caller } = facts
+  const usage = outcome.usage
+  return {
+    id: facts.requestId,
+    orgId: principal.orgId,
+    apiKeyId: principal.apiKeyId ?? null,
+    userId: caller.userId,
+    sessionId: caller.sessionId,
+    properties: Object.keys(caller.properties).length > 0 ? caller.properties : null,
+    provider: facts.provider,
+    model,
+    path: facts.path,
+    gatewayMode: facts.mode,
+    translationWarning: facts.translationWarning ?? null,
+    status: outcome.status,
+    httpStatus: outcome.httpStatus,
+    latencyMs: endedAt - facts.startedAt,
+    timeToFirstTokenMs: outcome.timeToFirstTokenMs ?? null,
+    promptTokens: usage?.promptTokens ?? null,
+    completionTokens: usage?.completionTokens ?? null,
+    cacheReadTokens: usage?.cacheReadTokens ?? null,
+    cacheWriteTokens: usage?.cacheWriteTokens ?? null,
+    totalTokens: usage ? totalTokens(usage) : null,
+    costNano: cost ?? null,
+    costNote: cost !== undefined ? null : costNote(facts, usage),
+    estimatedCostNano: facts.estimatedCostNano ?? null,
+    ptb: facts.ptb,
+    error: outcome.error ?? null,
+    country: caller.country,
+    createdAt: new Date(facts.startedAt),
+  }
+}
+
+/**
+ * Settles a finished call: prices it, charges its cost to the limiter's cents buckets, hands its record
+ * to the request log, and stores and returns its metadata (spec 2.1). A pass-through-billed call's
+ * charge is taken with its record, by the request log's writer; the balance reported here already
+ * counts it.
+ */
+export async function settle(deps: SettlementDeps, facts: CallFacts, outcome: StreamOutcome): Promise<GatewayMeta> {
+  const { principal } = facts
+  const cost = facts.price && outcome.usage ? costNano(facts.price, outcome.usage) : undefined
+  if (facts.limit && cost !== undefined && cost > 0) {
+    await deps.limiter
+      .charge(facts.limit, cost)
+      .catch((error: unknown) => deps.log.error('rate-limit charge failed', { requestId: facts.requestId, error: String(error) }))
+  }
+  const model = outcome.servedModel ?? facts.model
+  // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
+  const policy = await deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+  // The writer scans the request body and applies the policy, off the answer's path.
+  deps.requestLog.record({
+    record: callRecord(facts, outcome, model, cost, deps.now()),
+    bodies: { request: facts.requestBody, response: facts.responseBody, policy },
+  })
+  const creditsRemaining =
+    facts.ptb && cost !== undefined && cost > 0 ? nanoToUsd(await deps.credits.balance(principal.orgId)) : undefined
+  const meta: GatewayMeta = {
+    requestId: facts.requestId,
+    provider: facts.provider,
+    model,
+    status: outcome.status,
+    ...(cost !== undefined ? { requestCost: nanoToUsd(cost) } : {}),
+    ...(facts.estimatedCostNano !== undefined ? { estimatedCost: nanoToUsd(facts.estimatedCostNano) } : {}),
+    ...(creditsRemaining !== undefined ? { creditsRemaining } : {}),
+    gatewayMode: facts.mode,
+    ...(facts.translationWarning ? { translationWarning: facts.translationWarning } : {}),
+  }
+  await deps.meta
+    .put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)
+    .catch((error: unknown) =>
+      deps.log.warn('metadata not stored; the lookup will answer pending', { requestId: facts.requestId, error: String(error) }),
+    )
+  if (deps.log.debugging)
+    deps.log.debug('gateway request', {
+      requestId: facts.requestId,
+      orgId: principal.orgId,
+      provider: facts.provider,
+      model,
+      status: outcome.status,
+      httpStatus: outcome.httpStatus,
+      ptb: facts.ptb,
+    })
+  return meta
+}

@@ -1,0 +1,34 @@
+import { t } from 'elysia'
+import { UUID_V4 } from '../../util/uuid'
+
+export const FeedbackBody = t.Object({
+  requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4 (the Gw-Id header of a response)' }),
+  rating: t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
+    error: 'rating must be true/false or a number from -1 to 1',
+  }),
+})
+
+export const Feedback = t.Object({ requestId: t.String(), rating: t.Number() })
+
+export const MetaParams = t.Object({ requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4' }) })
+
+/** OpenAI's model list, so the SDKs' `models.list()` reads it. */
+export const ModelList = t.Object({
+  object: t.Literal('list'),
+  data: t.Array(t.Object({ id: t.String(), object: t.Literal('model'), created: t.Integer(), owned_by: t.String() })),
+})
+
+/** Spec 2.1's metadata of a finished call. */
+export const GatewayMeta = t.Object({
+  requestId: t.String(),
+  provider: t.String(),
+  model: t.String(),
+  status: t.Union([t.Literal('success'), t.Literal('error')]),
+  requestCost: t.Optional(t.Number({ description: 'USD' })),
+  estimatedCost: t.Optional(t.Number({ description: 'USD, the worst case known before the call' })),
+  creditsRemaining: t.Optional(t.Number({ description: 'USD, for calls billed to the credits' })),
+  gatewayMode: t.Optional(t.Union([t.Literal('passthrough'), t.Literal('translated')])),
+  translationWarning: t.Optional(t.String()),
+})
+
+export const Pending = t.Object({ status: t.Literal('pending') })

@@ -1,0 +1,53 @@
+import { t } from 'elysia'
+import { PERMISSIONS } from '../../auth/permissions'
+import { TIERS } from '../../auth/tiers'
+import { oneOf } from '../../util/typebox'
+
+export const OrgParams = t.Object({ id: t.String() })
+
+const OnboardingData = t.Record(t.String(), t.Unknown(), { description: 'free-form onboarding answers' })
+
+export const RenameBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false })
+
+export const StartOnboardingBody = t.Object({ data: t.Optional(OnboardingData) }, { additionalProperties: false })
+
+export const UpdateOnboardingBody = t.Object(
+  { step: t.Optional(t.String({ maxLength: 100 })), completed: t.Optional(t.Boolean()), data: t.Optional(OnboardingData) },
+  { additionalProperties: false },
+)
+export type UpdateOnboardingInput = typeof UpdateOnboardingBody.static
+
+export const AcceptTermsBody = t.Object({ version: t.String({ minLength: 1, maxLength: 50 }) }, { additionalProperties: false })
+
+export const BodyRetentionBody = t.Object(
+  {
+    mode: t.Union([t.Literal('none'), t.Literal('days')], { error: 'mode must be none (store no bodies) or days' }),
+    days: t.Optional(t.Integer({ minimum: 1, maximum: 3650 })),
+  },
+  { additionalProperties: false },
+)
+export type BodyRetentionInput = typeof BodyRetentionBody.static
+
+export const PiiRedactionBody = t.Object({ redact: t.Boolean() }, { additionalProperties: false })
+
+export const MyPermissions = t.Object({
+  principal: oneOf(['api_key', 'session']),
+  role: t.Nullable(t.String({ description: 'owner, admin, member or a custom role id; null for an API key' })),
+  permissions: t.Array(oneOf(PERMISSIONS), { description: 'in catalogue order' }),
+})
+
+export const OrganizationSettings = t.Object({
+  id: t.String(),
+  name: t.Optional(t.String()),
+  tier: t.Optional(oneOf(TIERS)),
+  onboarding: t.Nullable(t.Record(t.String(), t.Unknown())),
+  terms: t.Nullable(
+    t.Object({
+      acceptedAt: t.String({ format: 'date-time' }),
+      acceptedBy: t.Nullable(t.String()),
+      version: t.Nullable(t.String()),
+    }),
+  ),
+  bodyRetention: t.Union([t.Object({ mode: t.Literal('none') }), t.Object({ mode: t.Literal('days'), days: t.Integer() })]),
+  piiRedaction: t.Boolean(),
+})
