@@ -3,13 +3,14 @@
  * binary with extra environment, started as the suite starts its gw arm (its own SQLite data
  * directory, an organisation made with the CLI, every call with an API key and a layer-2 policy), and
  * measured in the same run as the direct call and the bare Bun proxy: (a) one request at a time and
- * (c) the fixed rate in interleaved rounds, with each server's event-loop CPU per request.
+ * (c) the fixed rate in interleaved rounds, with each server's event-loop CPU per request, and with
+ * AB_SATURATION=1 (b) saturation under wrk, each target in turn, in the order given.
  *
  *   bun bench/overhead/ab.ts main=/tmp/gw-main candidate=dist/gw
  *   bun bench/overhead/ab.ts shipped=dist/gw smol=dist/gw,BUN_OPTIONS=--smol
  *
- * It prints a Markdown table and writes nothing under bench/results. Knobs: the suite's SEQ_* and
- * RATE_* (README.md), and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
+ * It prints a Markdown table and writes nothing under bench/results. Knobs: the suite's SEQ_*, RATE_*
+ * and SAT_* (README.md), AB_SATURATION, and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
  * server's JIT has settled and the variants are compared in their steady state.
  */
 import { join, resolve } from 'node:path'
@@ -21,6 +22,7 @@ import { runFixedRate } from './fixed-rate'
 import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
 import { freePort, runInScratch } from './processes'
 import { table } from './report'
+import { runSaturation, type SaturationResult } from './saturation'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
 
@@ -84,6 +86,7 @@ await runInScratch('ab', async (workDir) => {
   process.env.BENCH_WORK_DIR = workDir
   const settings = loadSettings(join(import.meta.dir, '..', '..'))
   const warmupSeconds = integer('AB_WARMUP_SECONDS', 8, 0)
+  const withSaturation = integer('AB_SATURATION', 0, 0) === 1
   const fake = await startFake(settings)
   const targets: Target[] = [directArm(fake.port, fake.pid), await startBunProxy(settings, fake.port)]
   for (const variant of variants) targets.push(await startVariant(variant, workDir, fake.port))
@@ -93,6 +96,9 @@ await runInScratch('ab', async (workDir) => {
   const fixedRate = await runFixedRate(targets, settings.fixedRate, {
     watch: (t) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid }),
   })
+
+  const saturation = new Map<string, SaturationResult>()
+  if (withSaturation) for (const target of targets) saturation.set(target.name, await runSaturation(target, settings.saturation))
 
   const plain = new Map([...sequential].map(([name, timings]) => [name, summarize(timings.plain)]))
   const base = { a: plain.get('direct'), c: fixedRate.get('direct')?.latency }
@@ -106,6 +112,7 @@ await runInScratch('ab', async (workDir) => {
     const c = fixedRate.get(target.name)
     if (!a || !c) return []
     const loop = loopPerRequest(c.cpu, c.latency.count)
+    const b = saturation.get(target.name)
     return [
       [
         target.name,
@@ -117,6 +124,7 @@ await runInScratch('ab', async (workDir) => {
         `${added(c.latency.p50, base.c?.p50)} / ${added(c.latency.p99, base.c?.p99)}`,
         loop.cpuUs.toFixed(0),
         loop.waitUs.toFixed(0),
+        ...(withSaturation ? [b ? b.rps.toFixed(0) : '', b ? ms(b.p99Ms) : '', b ? String(b.non2xx + b.socketErrors) : ''] : []),
       ],
     ]
   })
@@ -132,6 +140,7 @@ await runInScratch('ab', async (workDir) => {
         '(c) added p50 / p99',
         'loop CPU µs/req',
         'loop waited µs/req',
+        ...(withSaturation ? ['(b) req/s', '(b) p99', '(b) errors'] : []),
       ],
       rows,
     ),
