@@ -46,7 +46,7 @@ describe('the Gw-RateLimit-Policy header', () => {
 // The arithmetic itself, at exact instants. What every limiter store promises (the in-process one and
 // Redis's Lua alike: counting, refusing, refilling, atomic decisions) is in limiter-store.contract.test.ts.
 describe('sliding window arithmetic (injected clock)', () => {
-  test('the limit-th request passes, the next is refused with Retry-After until the window moves', () => {
+  test('the limit-th request passes, the next is refused with Retry-After until the full window weighs one less', () => {
     let state: ReturnType<typeof slideWindow>['state'] | undefined
     const windowMs = 60_000
     const at = 120_000 // the start of a window
@@ -56,7 +56,10 @@ describe('sliding window arithmetic (injected clock)', () => {
       state = step.state
     }
     const refused = slideWindow(state, 5, windowMs, at + 10_000)
-    expect(refused.decision).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 50 })
+    // 50 s to the window's end, where its five still weigh in full; they weigh 4 a fifth (12 s) into the next.
+    expect(refused.decision).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 62 })
+    expect(slideWindow(state, 5, windowMs, at + 10_000 + 61_999).decision.allowed).toBe(false)
+    expect(slideWindow(state, 5, windowMs, at + 10_000 + 62_000).decision.allowed).toBe(true)
   })
 
   test('the previous window still weighs in proportion to its overlap', () => {
@@ -100,7 +103,9 @@ describe('token bucket arithmetic (injected clock)', () => {
     const charged = chargeBucket(passed.state, capacity, hour, 130, 0)
     expect(charged.tokens).toBe(-30)
     const blocked = drawBucket(charged, capacity, hour, 0, 0, 0)
-    expect(blocked.decision).toMatchObject({ allowed: false, retryAfterSeconds: 1_080 })
+    // 30 cents owed at 100 an hour is 1,080 s to pay off, when the balance is 0, still refused: a retry passes after 1,081.
+    expect(blocked.decision).toMatchObject({ allowed: false, retryAfterSeconds: 1_081 })
+    expect(drawBucket(charged, capacity, hour, 0, 0, 1_080_000).decision.allowed).toBe(false)
     expect(drawBucket(charged, capacity, hour, 0, 0, 1_080_001).decision.allowed).toBe(true)
   })
 })

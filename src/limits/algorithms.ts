@@ -57,15 +57,26 @@ export function slideWindow(
   }
 }
 
-/** When the previous window's weight will have faded enough for one more, or else the window's end. */
+/**
+ * When one more will pass. With room left in this window, once the previous window's weight has faded
+ * enough, at the latest when this window ends. With this window full, it becomes the previous one when
+ * it ends and counts in full then: one more passes once its weight has faded enough in the next window.
+ */
 function windowRetryAfter(current: number, previous: number, limit: number, windowMs: number, elapsed: number): number {
-  let waitMs = windowMs - elapsed
-  if (current + 1 <= limit && previous > 0) {
+  const toWindowEnd = windowMs - elapsed
+  let waitMs = toWindowEnd
+  if (current + 1 <= limit) {
     // previous * (1 - t / windowMs) + current + 1 <= limit  <=>  t >= windowMs * (1 - (limit - current - 1) / previous)
-    waitMs = Math.min(waitMs, windowMs * (1 - (limit - current - 1) / previous) - elapsed)
+    if (previous > 0) waitMs = Math.min(waitMs, windowMs * (1 - (limit - current - 1) / previous) - elapsed)
+  } else {
+    // current * (1 - t' / windowMs) + 1 <= limit, t' into the next window  <=>  t' >= windowMs * (1 - (limit - 1) / current)
+    waitMs = toWindowEnd + Math.max(0, windowMs * (1 - (limit - 1) / current))
   }
   return Math.max(1, Math.ceil(waitMs / 1000))
 }
+
+/** The least balance a bucket can lend from; the Lua script uses the same figure. */
+const SMALLEST_BALANCE = 1e-9
 
 /** Token bucket (layer 2): capacity = quota, refilled continuously at quota per window. */
 export interface BucketState {
@@ -95,7 +106,10 @@ export function drawBucket(
       decision: { allowed: true, limit: capacity, remaining: Math.max(0, Math.floor(left)), retryAfterSeconds: 0 },
     }
   }
-  const missing = Math.max(need, Number.MIN_VALUE) - tokens
+  // A call needs a balance above zero: the smallest such balance is what a refused caller waits for
+  // when it needs nothing (Number.MIN_VALUE would vanish in the subtraction and name the very instant
+  // the balance is exactly zero, which is still refused).
+  const missing = Math.max(need, SMALLEST_BALANCE) - tokens
   return {
     state: { tokens, updatedAt: now },
     decision: {

@@ -10,6 +10,10 @@ import type { Check, LimiterStore } from './store'
  *
  * ARGV per check: kind ('w' | 'b'), limit, windowMs, need, take. Returns per check: allowed (0/1),
  * remaining, retryAfterSeconds.
+ *
+ * A window's key lives two windows (after that it counts for nothing). A bucket's key lives until the
+ * bucket would be full again, when forgetting it changes nothing: a debt (a charge beyond the balance)
+ * is kept until it is paid off, however many windows that takes.
  */
 const DECIDE = `
 local t = redis.call('TIME')
@@ -38,8 +42,10 @@ for i = 1, n do
     else
       all = false
       local wait = window - elapsed
-      if cur + 1 <= limit and prev > 0 then
-        wait = math.min(wait, window * (1 - (limit - cur - 1) / prev) - elapsed)
+      if cur + 1 <= limit then
+        if prev > 0 then wait = math.min(wait, window * (1 - (limit - cur - 1) / prev) - elapsed) end
+      else
+        wait = wait + math.max(0, window * (1 - (limit - 1) / cur))
       end
       out[i] = {0, 0, math.max(1, math.ceil(wait / 1000))}
     end
@@ -52,7 +58,7 @@ for i = 1, n do
     if s[1] then tokens = math.min(limit, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * rate) end
     if tokens >= need and tokens > 0 then
       out[i] = {1, math.max(0, math.floor(tokens - take)), 0}
-      writes[i] = {'b', tokens - take, now, window}
+      writes[i] = {'b', tokens - take, now, math.max(1, math.ceil((limit - (tokens - take)) * window / limit))}
     else
       all = false
       local missing = math.max(need, 1e-9) - tokens
@@ -85,7 +91,7 @@ local s = redis.call('HMGET', KEYS[1], 't', 'u')
 local tokens = limit
 if s[1] then tokens = math.min(limit, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * (limit / window)) end
 redis.call('HSET', KEYS[1], 't', tostring(tokens - amount), 'u', now)
-redis.call('PEXPIRE', KEYS[1], window)
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((limit - (tokens - amount)) * window / limit)))
 return 1
 `
 
