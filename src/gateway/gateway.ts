@@ -16,8 +16,13 @@ import type { Store } from '../store/store'
 import { type CallFacts, type GatewayCall, openCall } from './call'
 import { DISPATCH_ROUTES } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
-import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from './providers/provider'
-import { parseJson } from './providers/provider'
+import {
+  type OrgKeySource,
+  type ProviderAdapter,
+  type ProviderCredentials,
+  type ProviderName,
+  parseJson,
+} from './providers/provider'
 import { resolveModel } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
@@ -30,8 +35,6 @@ import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
 import { callProvider, readProviderFailure } from './steps/upstream'
 import { type Translation, translationBetween } from './translate/pairs'
-
-export type { GatewayCall } from './call'
 
 export interface GatewayConfig {
   providers: Record<ProviderName, ProviderCredentials>
