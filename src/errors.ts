@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'upstream_error'
   | 'upstream_unreachable'
   | 'upstream_timeout'
+  | 'client_closed'
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -39,6 +40,8 @@ const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   upstream_unreachable: 502,
   upstream_timeout: 504,
+  // nginx's "client closed request": the caller left before its answer; nobody reads the body.
+  client_closed: 499,
 }
 
 export class ApiError extends Error {

@@ -131,6 +131,7 @@ describe('dispatch in translated mode', () => {
     const response = await h.request('POST', '/v1/messages', {
       token: org.apiKey,
       body: messages('hi', { model: 'gpt-4o', stream: true }),
+      headers: { 'gw-stream-meta': 'frame' },
     })
     const frames = await events(response)
     expect(frames[0]?.event).toBe('message_start')
@@ -155,6 +156,7 @@ describe('dispatch in translated mode', () => {
       await h.request('POST', '/v1/chat/completions', {
         token: org.apiKey,
         body: chat('hi', { model: 'claude-sonnet-4-5', stream: true, stream_options: { include_usage: true } }),
+        headers: { 'gw-stream-meta': 'frame' },
       }),
     )
     expect(asked.some((f) => f.event === undefined && f.data.includes('"usage"'))).toBe(true)
@@ -217,7 +219,11 @@ describe('bad input never reaches a provider', () => {
 
 describe('streaming', () => {
   test('OpenAI stream: the provider frames in order, then one gw frame, last', async () => {
-    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi', { stream: true }) })
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('hi', { stream: true }),
+      headers: { 'gw-stream-meta': 'frame' },
+    })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toContain('text/event-stream')
     const frames = await events(response)
@@ -252,7 +258,11 @@ describe('streaming', () => {
   })
 
   test('Anthropic stream: passed through, then the gw frame', async () => {
-    const response = await h.request('POST', '/v1/messages', { token: org.apiKey, body: messages('hi', { stream: true }) })
+    const response = await h.request('POST', '/v1/messages', {
+      token: org.apiKey,
+      body: messages('hi', { stream: true }),
+      headers: { 'gw-stream-meta': 'frame' },
+    })
     const frames = await events(response)
     expect(frames.at(-2)?.event).toBe('message_stop')
     expect(frames.at(-1)?.event).toBe('gw')
@@ -287,6 +297,104 @@ describe('streaming', () => {
     for (let i = 0; i < 50 && fake.cancelledStreams === before; i++) await Bun.sleep(20)
     expect(fake.cancelledStreams).toBeGreaterThan(before)
   })
+
+  test('a client that disconnects is recorded as 499, not as a provider failure', async () => {
+    const abort = new AbortController()
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('fake:slow:200', { stream: true }),
+      signal: abort.signal,
+    })
+    const id = response.headers.get('gw-id') as string
+    const reader = response.body?.getReader()
+    await reader?.read()
+    abort.abort()
+    await reader?.cancel().catch(() => undefined)
+    let record: Awaited<ReturnType<typeof h.store.requests.get>>
+    for (let i = 0; i < 50 && !record; i++) {
+      await Bun.sleep(20)
+      await h.requestLog.flush()
+      record = await h.store.requests.get(org.orgId, id)
+    }
+    expect(record).toMatchObject({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+  })
+})
+
+describe('the gw frame comes only when asked', () => {
+  const streamed = (headers: Record<string, string> = {}, token = org.apiKey) =>
+    h.request('POST', '/v1/chat/completions', { token, body: chat('hi', { stream: true }), headers })
+
+  test('without Gw-Stream-Meta a stream carries only the provider protocol: [DONE] is last', async () => {
+    const frames = await events(await streamed())
+    expect(frames.some((f) => f.event === 'gw')).toBe(false)
+    expect(frames.at(-1)?.data).toBe('[DONE]')
+  })
+
+  test("an organisation's setting makes it the default, and Gw-Stream-Meta: none declines it", async () => {
+    const own = await h.org()
+    await h.services.organizations.addCredits(own.orgId, 10)
+    const set = await h.request('POST', '/v1/organization/stream-meta-config', { token: own.ownerSession, body: { frame: true } })
+    expect(set.status).toBe(200)
+    expect(((await set.json()) as { data: { streamMetaFrame: boolean } }).data.streamMetaFrame).toBe(true)
+    await Bun.sleep(1_100) // the gateway reads the setting through a one-second cache
+    expect((await events(await streamed({}, own.apiKey))).at(-1)?.event).toBe('gw')
+    expect((await events(await streamed({ 'gw-stream-meta': 'none' }, own.apiKey))).some((f) => f.event === 'gw')).toBe(false)
+  })
+
+  test('the setting is an owner-or-admin write: a member key is refused, a bad body is a 4xx, nothing changes', async () => {
+    const refused = await h.request('POST', '/v1/organization/stream-meta-config', { token: org.apiKey, body: { frame: true } })
+    expect(refused.status).toBe(403)
+    const bad = await h.request('POST', '/v1/organization/stream-meta-config', {
+      token: org.ownerSession,
+      body: { frame: 'yes' },
+    })
+    expect(bad.status).toBeGreaterThanOrEqual(400)
+    expect(bad.status).toBeLessThan(500)
+    const settings = await h.request('GET', '/v1/organization/settings', { token: org.ownerSession })
+    expect(((await settings.json()) as { data: { streamMetaFrame: boolean } }).data.streamMetaFrame).toBe(false)
+  })
+})
+
+describe('a stream that fails says so in its own protocol', () => {
+  test('OpenAI chunks: a provider that breaks off gets a final {"error"} chunk, and no [DONE]', async () => {
+    const frames = await events(
+      await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('fake:midstream-fail', { stream: true }) }),
+    )
+    const last = JSON.parse(frames.at(-1)?.data ?? '{}') as { error?: { message: string; type: string } }
+    expect(last.error?.type).toBe('api_error')
+    expect(last.error?.message).toContain('the provider stream failed')
+    expect(frames.some((f) => f.data === '[DONE]')).toBe(false)
+  })
+
+  test('Anthropic events: a provider that breaks off gets a final event: error', async () => {
+    const frames = await events(
+      await h.request('POST', '/v1/messages', { token: org.apiKey, body: messages('fake:midstream-fail', { stream: true }) }),
+    )
+    expect(frames.at(-1)?.event).toBe('error')
+    expect(JSON.parse(frames.at(-1)?.data ?? '{}')).toMatchObject({ type: 'error', error: { type: 'api_error' } })
+  })
+
+  test('translated: a Claude stream that breaks off reaches an OpenAI caller as an {"error"} chunk', async () => {
+    const frames = await events(
+      await h.request('POST', '/v1/chat/completions', {
+        token: org.apiKey,
+        body: chat('fake:midstream-fail', { model: 'claude-sonnet-4-5', stream: true }),
+      }),
+    )
+    expect((JSON.parse(frames.at(-1)?.data ?? '{}') as { error?: unknown }).error).toBeDefined()
+  })
+})
+
+describe("the provider's headers a caller's SDK acts on", () => {
+  test("retry-after and the rate-limit and request-id headers pass on an error, translated with the caller's error type", async () => {
+    const response = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: chat('fake:error:429', { model: 'claude-sonnet-4-5' }),
+    })
+    expect(response.status).toBe(429)
+    const body = (await response.json()) as { error: { type: string; code: string } }
+    expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' })
+  })
 })
 
 describe('slow models outlast the server idle timeout (1 s here)', () => {
@@ -311,7 +419,7 @@ describe('slow models outlast the server idle timeout (1 s here)', () => {
     try {
       const response = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', 'gw-stream-meta': 'frame' },
         body: JSON.stringify(chat('fake:pause:2500', { stream: true })),
       })
       const frames = await events(response)
@@ -374,6 +482,7 @@ describe('cost, against hand-computed figures', () => {
     const response = await h.request('POST', '/v1/messages', {
       token: org.apiKey,
       body: messages('fake:cache', { stream: true }),
+      headers: { 'gw-stream-meta': 'frame' },
     })
     const frames = await events(response)
     const meta = JSON.parse(frames.at(-1)?.data ?? '{}') as { requestCost: number; estimatedCost: number }
@@ -440,5 +549,31 @@ describe('POST /v1/feedback and GET /v1/models', () => {
     }
     expect(listed.data.some((m) => m.owned_by === 'openai')).toBe(false)
     await keyless.close()
+  })
+})
+
+describe('POST /v1/messages/count_tokens', () => {
+  test("a Claude model's count comes from its provider, with the Gw-* headers, and costs nothing", async () => {
+    const response = await h.request('POST', '/v1/messages/count_tokens', {
+      token: org.apiKey,
+      body: { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] },
+    })
+    expect(response.status).toBe(200)
+    expect(fake.calls.at(-1)?.path).toBe('/v1/messages/count_tokens')
+    expect(gwHeaders(response)).toMatchObject({ status: 'success', provider: 'anthropic' })
+    await h.requestLog.flush()
+    const record = await h.store.requests.get(org.orgId, response.headers.get('gw-id') as string)
+    expect(record).toMatchObject({ path: '/v1/messages/count_tokens', costNano: null, estimatedCostNano: null })
+  })
+
+  test('another model is a 400 in the Anthropic error shape, and nothing is sent', async () => {
+    const calls = fake.calls.length
+    const response = await h.request('POST', '/v1/messages/count_tokens', {
+      token: org.apiKey,
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } })
+    expect(fake.calls.length).toBe(calls)
   })
 })

@@ -104,6 +104,17 @@ describe('the openai SDK', () => {
     expect(response.headers.get('gw-translation-warning')).toContain('logprobs')
   })
 
+  test('models.retrieve: a listed model, a dated snapshot of one, and a 404 for an unknown id', async () => {
+    expect(await openai.models.retrieve('gpt-4o')).toMatchObject({ id: 'gpt-4o', object: 'model', owned_by: 'openai' })
+    expect(await openai.models.retrieve('claude-sonnet-4-5-20250929')).toMatchObject({
+      id: 'claude-sonnet-4-5-20250929',
+      owned_by: 'anthropic',
+    })
+    const missing = await openai.models.retrieve('no-such-model').catch((error: unknown) => error)
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError)
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'not_found_error' })
+  })
+
   test('models.list', async () => {
     const models = await openai.models.list()
     expect(models.data.map((m) => m.id)).toContain('gpt-4o')

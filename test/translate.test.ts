@@ -10,6 +10,7 @@ import {
   chatRequestToMessages,
   createMessagesToChatStream,
   messagesResponseToChat,
+  untranslatedBlocks,
 } from '../src/gateway/translate/openai-to-anthropic'
 import type { StreamTranslator } from '../src/gateway/translate/stream'
 import type {
@@ -277,7 +278,6 @@ describe('OpenAI caller, Anthropic provider: the request', () => {
       'reasoning_effort',
       'response_format',
       'seed',
-      'stream_options',
       'top_logprobs',
     ])
     for (const field of dropped) expect(request).not.toHaveProperty(field)
@@ -349,6 +349,13 @@ describe('OpenAI caller, Anthropic provider: the request', () => {
     expect(request.messages).toEqual([])
     expect(dropped).toEqual(['messages'])
   })
+
+  test('stream_options.include_usage is honoured by the translated stream, so it is not named; other stream options are', () => {
+    const chat = { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }
+    expect(chatRequestToMessages({ ...chat, stream_options: { include_usage: true } } as OpenAIChatRequest).dropped).toEqual([])
+    const other = { ...chat, stream_options: { include_usage: true, include_obfuscation: false } }
+    expect(chatRequestToMessages(other as unknown as OpenAIChatRequest).dropped).toEqual(['stream_options.include_obfuscation'])
+  })
 })
 
 describe('OpenAI caller, Anthropic provider: the answer', () => {
@@ -368,7 +375,7 @@ describe('OpenAI caller, Anthropic provider: the answer', () => {
     usage: { input_tokens: 10, output_tokens: 25, cache_read_input_tokens: 100, cache_creation_input_tokens: 5 },
   }
 
-  test('text is joined, tool_use becomes tool calls, cached tokens count as prompt tokens', () => {
+  test('text is joined, thinking is reasoning_content, tool_use becomes tool calls, cached tokens count as prompt tokens', () => {
     expect(messagesResponseToChat(message, { now })).toEqual({
       id: 'chatcmpl-msg_01',
       object: 'chat.completion',
@@ -382,6 +389,7 @@ describe('OpenAI caller, Anthropic provider: the answer', () => {
             content: 'Checking now.',
             refusal: null,
             tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+            reasoning_content: 'The user wants weather.',
           },
           finish_reason: 'tool_calls',
           logprobs: null,
@@ -389,6 +397,12 @@ describe('OpenAI caller, Anthropic provider: the answer', () => {
       ],
       usage: { prompt_tokens: 115, completion_tokens: 25, total_tokens: 140, prompt_tokens_details: { cached_tokens: 100 } },
     })
+  })
+
+  test('redacted thinking cannot be carried, and is named; readable thinking is carried, so it is not', () => {
+    const redacted = { ...message, content: [{ type: 'redacted_thinking', data: 'EncryptedBlob' }, ...message.content] }
+    expect(untranslatedBlocks(redacted)).toEqual(['redacted_thinking'])
+    expect(untranslatedBlocks(message)).toEqual([])
   })
 
   test('an answer made only of tool calls has null content', () => {
@@ -433,6 +447,26 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
     anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
     anthropicEvent('message_stop'),
   ]
+
+  test('thinking streams as reasoning_content deltas before the text; redacted thinking is named as dropped', () => {
+    const translator = createMessagesToChatStream({ includeUsage: false, now })
+    const out = run(translator, [
+      start,
+      anthropicEvent('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      anthropicEvent('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Let me think.' } }),
+      anthropicEvent('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+      anthropicEvent('content_block_stop', { index: 0 }),
+      anthropicEvent('content_block_start', { index: 1, content_block: { type: 'redacted_thinking', data: 'Encrypted' } }),
+      anthropicEvent('content_block_stop', { index: 1 }),
+      ...textEvents.slice(1),
+    ])
+    const deltas = (parsed(out) as Array<{ choices?: Array<{ delta: Record<string, unknown> }> }>).map(
+      (c) => c.choices?.[0]?.delta,
+    )
+    expect(deltas).toContainEqual({ reasoning_content: 'Let me think.' })
+    expect(deltas.findIndex((d) => d?.reasoning_content)).toBeLessThan(deltas.findIndex((d) => d?.content === 'Hello'))
+    expect(translator.dropped()).toEqual(['redacted_thinking'])
+  })
 
   test('text: a role chunk, content chunks, a finish chunk, then [DONE]; pings vanish', () => {
     const out = run(createMessagesToChatStream({ includeUsage: false, now }), textEvents)

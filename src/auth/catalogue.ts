@@ -271,8 +271,18 @@ export const toRouterPath = (specPath: string): string => specPath.replace(/\{(\
 
 export const routeKey = (method: string, routerPath: string): string => `${method} ${routerPath}`
 
+/**
+ * gw's own routes beyond the spec's, each with the permission it needs, held to the same rules as the
+ * catalogue's (the gate reads it here, start-up checks it, the document shows it). Every one is
+ * documented in docs/decisions.md.
+ */
+export const GW_ROUTES: readonly CatalogueRoute[] = [
+  // Whether an organisation's streams end with the gw metadata frame by default.
+  ['POST', '/v1/organization/stream-meta-config', 'org.settings.write'],
+]
+
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(
-  ROUTE_CATALOGUE.map(([method, path, permission]) => [routeKey(method, toRouterPath(path)), permission]),
+  [...ROUTE_CATALOGUE, ...GW_ROUTES].map(([method, path, permission]) => [routeKey(method, toRouterPath(path)), permission]),
 )
 
 /**

@@ -8,7 +8,7 @@
  */
 import { requireGatewayScope } from '../auth/scopes'
 import { errorBody } from '../error-answers'
-import { ApiError, callerFacing, internalError } from '../errors'
+import { callerFacing, internalError } from '../errors'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import { errorMessage } from '../store/faults'
@@ -33,7 +33,8 @@ import { relayStream, type StreamOutcome } from './steps/relay'
 import { jsonAnswer, withGatewayHeaders } from './steps/respond'
 import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
-import { callProvider, readProviderFailure } from './steps/upstream'
+import { callProvider, clientClosed, passProviderHeaders, readProviderFailure } from './steps/upstream'
+import { failureBody } from './translate/errors'
 import { type Translation, translationBetween } from './translate/pairs'
 
 export interface GatewayConfig {
@@ -45,12 +46,18 @@ export interface GatewayConfig {
   countryHeader?: string
 }
 
+/** What the gateway reads of an organisation's settings on a call (the settings service caches them). */
+export interface OrgCallSettings extends BodyPolicySource {
+  /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
+  streamMetaFrame(orgId: string): Promise<boolean>
+}
+
 export interface GatewayDeps {
   config: GatewayConfig
   store: Store
   limiter: RateLimiter
   orgKeys: OrgKeySource
-  bodies: BodyPolicySource
+  bodies: OrgCallSettings
   meta: MetaStore
   requestLog: RequestLog
   log: Logger
@@ -104,7 +111,7 @@ export class Gateway {
         provider,
         model,
       )
-      facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing) }
+      facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing, DISPATCH_ROUTES[call.path].priced) }
       const limit = await checkLimits(this.deps.limiter, facts)
       facts = { ...facts, limit }
       if (!limit.allowed) throw rateLimited(limit)
@@ -122,7 +129,7 @@ export class Gateway {
         timeoutMs: config.upstreamTimeoutMs,
       })
 
-      // 5. The answer, relayed; the call is settled as it ends.
+      // 5. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
       if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
       if (fields.stream) {
         const settledFacts = facts
@@ -130,18 +137,28 @@ export class Gateway {
           upstream: response,
           provider,
           translation,
+          protocol: DISPATCH_ROUTES[call.path].stream,
+          clientSignal: call.request.signal,
+          metaFrame: facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId)),
           callerAskedForUsage: outgoing.callerAskedForUsage,
           now: this.now,
           startedAt: facts.startedAt,
           capture: facts.responseBody,
           finish: (outcome) => settleOnce(settledFacts, outcome),
         })
+        passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
         return withGatewayHeaders(facts, 'success', relayed)
       }
       return await this.answerWhole(facts, response, provider, translation, settleOnce)
     } catch (error) {
-      return this.answerFailure(facts, error, settleOnce)
+      // A caller that left is the reason whatever broke next (the provider's read, the body's), and is recorded so.
+      return this.answerFailure(facts, call.request.signal.aborted ? clientClosed() : error, settleOnce)
     }
+  }
+
+  /** When the organisation's setting cannot be read, the stream goes without the frame: the lookup still answers. */
+  private orgWantsMetaFrame(orgId: string): Promise<boolean> {
+    return this.deps.bodies.streamMetaFrame(orgId).catch(() => false)
   }
 
   /** A whole (non-streamed) answer: translated when the formats differ, settled, and sent with the served model. */
@@ -154,30 +171,37 @@ export class Gateway {
   ): Promise<Response> {
     const text = await response.text()
     const payload = parseJson(text)
-    const out = translation ? JSON.stringify(translation.response(payload)) : text
+    const translated = translation?.response(payload)
+    const out = translated ? JSON.stringify(translated.body) : text
     facts.responseBody.set(out)
     const meta = await settleOnce(facts, {
       status: 'success',
       httpStatus: response.status,
       usage: provider.usageOf(payload),
       servedModel: provider.servedModel(payload),
+      dropped: translated?.dropped,
     })
-    return withGatewayHeaders({ ...facts, model: meta.model }, 'success', jsonAnswer(out, response.status))
+    const answer = jsonAnswer(out, response.status)
+    passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
+    return withGatewayHeaders({ ...facts, model: meta.model, translationWarning: meta.translationWarning }, 'success', answer)
   }
 
-  /** A provider's 4xx/5xx: passed on with its status; in the caller's format when the formats differ. */
+  /**
+   * A provider's 4xx/5xx: passed on with its status and the headers the caller's SDK acts on
+   * (retry-after above all); in the caller's format, with the matching error type, when the formats differ.
+   */
   private async answerProviderFailure(
     facts: CallFacts,
     response: Response,
     translation: Translation | undefined,
     settleOnce: Settle,
   ): Promise<Response> {
-    const { text, description } = await readProviderFailure(response, facts.provider)
-    await settleOnce(facts, { status: 'error', httpStatus: response.status, error: description })
-    const out = translation
-      ? JSON.stringify(errorBody(facts.callerFormat, new ApiError('upstream_error', description, undefined, response.status)))
-      : text
-    return withGatewayHeaders(facts, 'error', jsonAnswer(out, response.status))
+    const { text, failure } = await readProviderFailure(response, facts.provider)
+    await settleOnce(facts, { status: 'error', httpStatus: response.status, error: failure.message })
+    const out = translation ? JSON.stringify(failureBody(facts.callerFormat, failure)) : text
+    const answer = jsonAnswer(out, response.status)
+    passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
+    return withGatewayHeaders(facts, 'error', answer)
   }
 
   /**

@@ -1,10 +1,13 @@
 import type { Principal } from '../auth/principal'
 import { notFound } from '../errors'
-import { PRICE_TABLE } from '../money/prices'
+import { priceFor } from '../money/cost'
+import { type ModelPrice, PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import type { ProviderCredentials, ProviderName } from './providers/provider'
 import { PROVIDERS } from './providers/registry'
+
+const modelOf = (row: ModelPrice) => ({ id: row.model, object: 'model' as const, created: 0, owned_by: row.provider })
 
 /** The gateway's routes besides dispatch: the model list, feedback (spec 4.4) and the metadata lookup (spec 4.2). */
 export class GatewayInfo {
@@ -26,19 +29,28 @@ export class GatewayInfo {
    * server that needs none), in OpenAI's list shape so the SDKs' `models.list()` reads it.
    */
   models(_principal: Principal) {
+    return { object: 'list' as const, data: this.reachable().map(modelOf) }
+  }
+
+  /**
+   * One model of the list, by its id, an alias or a dated snapshot of it (OpenAI's `models.retrieve`),
+   * as the price table knows them; any other id is not found, as it is at OpenAI.
+   */
+  model(_principal: Principal, id: string) {
+    const reachable = new Set(this.reachable())
+    for (const provider of Object.keys(PROVIDERS) as ProviderName[]) {
+      const row = priceFor(provider, id)
+      if (row && reachable.has(row)) return { ...modelOf(row), id }
+    }
+    throw notFound(`model ${id}`)
+  }
+
+  private reachable() {
     const usable = (name: ProviderName) => {
       const credentials = this.deps.providers[name]
       return Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials)
     }
-    return {
-      object: 'list' as const,
-      data: PRICE_TABLE.filter((row) => usable(row.provider)).map((row) => ({
-        id: row.model,
-        object: 'model' as const,
-        created: 0,
-        owned_by: row.provider,
-      })),
-    }
+    return PRICE_TABLE.filter((row) => usable(row.provider))
   }
 
   /** Rates one of the caller's own requests; another organisation's request is not found. */

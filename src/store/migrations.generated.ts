@@ -15,6 +15,7 @@ import pg11 from '../../drizzle/pg/0011_sso.sql' with { type: 'text' }
 import pg12 from '../../drizzle/pg/0012_annotations.sql' with { type: 'text' }
 import pg13 from '../../drizzle/pg/0013_security_flags_and_activity.sql' with { type: 'text' }
 import pg14 from '../../drizzle/pg/0014_request_log_rejects.sql' with { type: 'text' }
+import pg15 from '../../drizzle/pg/0015_complete_invisible_woman.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -30,6 +31,7 @@ import sqlite11 from '../../drizzle/sqlite/0011_sso.sql' with { type: 'text' }
 import sqlite12 from '../../drizzle/sqlite/0012_annotations.sql' with { type: 'text' }
 import sqlite13 from '../../drizzle/sqlite/0013_security_flags_and_activity.sql' with { type: 'text' }
 import sqlite14 from '../../drizzle/sqlite/0014_request_log_rejects.sql' with { type: 'text' }
+import sqlite15 from '../../drizzle/sqlite/0015_nice_white_queen.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -48,6 +50,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0012_annotations', sql: sqlite12 },
   { tag: '0013_security_flags_and_activity', sql: sqlite13 },
   { tag: '0014_request_log_rejects', sql: sqlite14 },
+  { tag: '0015_nice_white_queen', sql: sqlite15 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -66,4 +69,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0012_annotations', sql: pg12 },
   { tag: '0013_security_flags_and_activity', sql: pg13 },
   { tag: '0014_request_log_rejects', sql: pg14 },
+  { tag: '0015_complete_invisible_woman', sql: pg15 },
 ]

@@ -341,6 +341,8 @@ export const organizationSettings = pgTable('organization_settings', {
   /** `null`: bodies are not stored at all; otherwise they are deleted after this many days. */
   bodyRetentionDays: integer('body_retention_days'),
   piiRedaction: boolean('pii_redaction').notNull().default(false),
+  /** Streams end with the `gw` metadata frame for every call of the organisation, asked for or not. */
+  streamMetaFrame: boolean('stream_meta_frame').notNull().default(false),
   updatedAt: timestamp('updated_at').notNull(),
 })
 

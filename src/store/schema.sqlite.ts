@@ -329,6 +329,8 @@ export const organizationSettings = sqliteTable('organization_settings', {
   /** `null`: bodies are not stored at all; otherwise they are deleted after this many days. */
   bodyRetentionDays: integer('body_retention_days'),
   piiRedaction: integer('pii_redaction', { mode: 'boolean' }).notNull().default(false),
+  /** Streams end with the `gw` metadata frame for every call of the organisation, asked for or not. */
+  streamMetaFrame: integer('stream_meta_frame', { mode: 'boolean' }).notNull().default(false),
   updatedAt: timestamp('updated_at').notNull(),
 })
 

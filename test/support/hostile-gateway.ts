@@ -28,10 +28,11 @@ export const MODELS: Record<DispatchPath, readonly [string, ...string[]]> = {
   '/v1/completions': ['gpt-3.5-turbo-instruct'],
   '/v1/embeddings': ['text-embedding-3-small'],
   '/v1/responses': ['gpt-4o'],
+  '/v1/messages/count_tokens': ['claude-sonnet-4-5'],
 }
 
 export const dispatchExpectation = (path: DispatchPath): Expectation => ({
-  family: path === '/v1/messages' ? 'anthropic' : 'openai',
+  family: path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
   success: 'provider',
   stubs: false,
 })
@@ -43,6 +44,7 @@ const PROMPT_FIELD: Record<DispatchPath, 'messages' | 'prompt' | 'input'> = {
   '/v1/completions': 'prompt',
   '/v1/embeddings': 'input',
   '/v1/responses': 'input',
+  '/v1/messages/count_tokens': 'messages',
 }
 
 const text = fc.oneof(
@@ -199,7 +201,7 @@ export function validDispatchBody(path: DispatchPath, fields: Record<string, unk
   const base: Record<string, unknown> =
     path === '/v1/chat/completions'
       ? { model: MODELS[path][0], messages: [{ role: 'user', content: 'hi' }] }
-      : path === '/v1/messages'
+      : path === '/v1/messages' || path === '/v1/messages/count_tokens'
         ? { model: MODELS[path][0], max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }
         : path === '/v1/completions'
           ? { model: MODELS[path][0], prompt: 'hi' }

@@ -8,14 +8,19 @@ import type { CallFacts } from '../call'
 import type { ProviderName } from '../providers/provider'
 import type { RequestLog } from '../request-log/request-log'
 
-/** The model's price, and the most the call can cost, known before it is sent (see `estimateNano`). */
+/**
+ * The model's price, and the most the call can cost, known before it is sent (see `estimateNano`);
+ * a call its provider does not charge for (counting tokens) has no estimate to hold against limits.
+ */
 export function estimateCost(
   provider: ProviderName,
   model: string,
   outgoing: { text: string; maxOutputTokens?: number },
+  priced: boolean,
 ): { price?: ModelPrice; estimatedCostNano?: number } {
   const price = priceFor(provider, model)
   if (!price) return {}
+  if (!priced) return { price }
   return {
     price,
     estimatedCostNano: estimateNano(price, {

@@ -6,6 +6,8 @@ export interface Caller {
   properties: Record<string, string>
   /** A `Gw-RateLimit-Policy` of the caller's own. */
   policy: string | undefined
+  /** `Gw-Stream-Meta: frame` asks for the closing `gw` frame of a stream; absent, the organisation's setting decides. */
+  metaFrame: boolean | undefined
   /** ISO 3166-1 alpha-2, from the trusted proxy's header; null when unknown. */
   country: string | null
 }
@@ -13,6 +15,12 @@ export interface Caller {
 const PROPERTY_PREFIX = 'gw-property-'
 /** Two letters, or a proxy's two-character code for unknown or anonymised callers (XX, T1). */
 const COUNTRY_CODE = /^[A-Z][A-Z0-9]$/
+
+/** `frame` asks for the frame, `none` declines it (whatever the organisation's setting), anything else leaves it to the setting. */
+function streamMeta(value: string | null): boolean | undefined {
+  const asked = value?.trim().toLowerCase()
+  return asked === 'frame' ? true : asked === 'none' ? false : undefined
+}
 
 /** Reads the caller's headers; `countryHeader` is the one a trusted proxy in front of gw sets (GW_COUNTRY_HEADER). */
 export function readCaller(headers: Headers, countryHeader: string | undefined): Caller {
@@ -27,6 +35,7 @@ export function readCaller(headers: Headers, countryHeader: string | undefined):
     sessionId: headers.get('gw-session-id'),
     properties,
     policy: headers.get('gw-ratelimit-policy') ?? undefined,
+    metaFrame: streamMeta(headers.get('gw-stream-meta')),
     country: country && COUNTRY_CODE.test(country) ? country : null,
   }
 }

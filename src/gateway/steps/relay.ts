@@ -3,6 +3,7 @@ import { encodeSse, type SseEvent, SseParser } from '../../util/sse'
 import type { GatewayMeta } from '../meta/store'
 import type { ProviderAdapter } from '../providers/provider'
 import type { BodyCapture } from '../request-log/body-capture'
+import { failureFrame, type ProviderFailure, type StreamProtocol, streamFailureOf } from '../translate/errors'
 import type { Translation } from '../translate/pairs'
 
 export interface StreamOutcome {
@@ -12,12 +13,20 @@ export interface StreamOutcome {
   servedModel?: string
   timeToFirstTokenMs?: number
   error?: string
+  /** What the answer held that the caller's format cannot carry, found while translating it. */
+  dropped?: string[]
 }
 
 export interface RelayOptions {
   upstream: Response
   provider: ProviderAdapter
   translation: Translation | undefined
+  /** The stream protocol the caller reads: its in-band errors are written in it. */
+  protocol: StreamProtocol
+  /** The caller's request signal: a stream that breaks because the caller left is theirs (499), not the provider's. */
+  clientSignal: AbortSignal
+  /** Whether the caller asked for the closing `gw` frame (Gw-Stream-Meta: frame, or its organisation's setting). */
+  metaFrame: boolean
   callerAskedForUsage: boolean
   now: () => number
   startedAt: number
@@ -27,15 +36,24 @@ export interface RelayOptions {
   finish(outcome: StreamOutcome): Promise<GatewayMeta>
 }
 
+/** Only events that may be an error are parsed for one: the rest pass without a second parse. */
+const MAY_BE_FAILURE = /^\s*\{\s*"(?:error|type"\s*:\s*"error)"/
+const mayBeFailure = (event: SseEvent): boolean =>
+  event.event === 'error' || event.event === 'response.failed' || MAY_BE_FAILURE.test(event.data)
+
 /**
  * Relays a provider's event stream to the caller as it arrives: each chunk is parsed for usage on
  * the way and passed on (translated, or with gw's extra usage chunk taken out) before the next is
- * read, so nothing is buffered beyond one chunk. After the provider's last frame comes one `gw`
- * frame with the metadata; a stream that breaks off before that last frame gets none. A caller that
- * goes away cancels the read, which aborts the provider call.
+ * read, so nothing is buffered beyond one chunk. When the caller asked for it, one `gw` frame with
+ * the metadata follows the provider's last frame.
+ *
+ * A stream that fails is never a clean end: a provider's own error event reaches the caller in the
+ * caller's protocol (as it is, or translated), and a stream that breaks off or ends before its last
+ * frame gets an in-band error of gw's, so every SDK raises. A caller that goes away cancels the read,
+ * which aborts the provider call, and is recorded as 499.
  */
 export function relayStream(options: RelayOptions): Response {
-  const { upstream, provider, translation, callerAskedForUsage, now, startedAt, capture } = options
+  const { upstream, provider, translation, protocol, clientSignal, callerAskedForUsage, now, startedAt, capture } = options
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: Uint8Array[]) => {
     for (const chunk of chunks) {
       capture.append(chunk)
@@ -51,23 +69,38 @@ export function relayStream(options: RelayOptions): Response {
   // Raw bytes may go straight through only when no event must change or disappear.
   const rawPassThrough = translation === undefined && callerAskedForUsage
   let sawEnd = false
+  let failure: ProviderFailure | undefined
+  /** Events seen: the Responses API numbers its events from 0, and gw's own error event comes next. */
+  let events = 0
   let firstByteAt: number | undefined
   let finished = false
 
-  const finish = (outcome: Omit<StreamOutcome, 'usage' | 'servedModel' | 'timeToFirstTokenMs'>) => {
+  const finish = (outcome: Omit<StreamOutcome, 'usage' | 'servedModel' | 'timeToFirstTokenMs' | 'dropped'>) => {
     finished = true
     return options.finish({
       ...outcome,
+      dropped: stream?.dropped(),
       usage: usage.result(),
       servedModel: usage.servedModel(),
       timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt,
     })
   }
 
-  const relay = (events: SseEvent[], out: Uint8Array[]) => {
-    for (const event of events) {
+  const gwFailure = (message: string): Uint8Array => encodeSse(failureFrame(protocol, { kind: 'api_error', message }, events))
+
+  const relay = (parsed: SseEvent[], out: Uint8Array[]) => {
+    for (const event of parsed) {
+      events += 1
       usage.push(event)
       if (provider.isStreamEnd(event)) sawEnd = true
+      const failed = mayBeFailure(event) ? streamFailureOf(event) : undefined
+      if (failed) {
+        failure ??= failed
+        // Passed through, the provider's error is already in the caller's protocol; translated, it is rewritten.
+        if (rawPassThrough) continue
+        out.push(encodeSse(translation ? failureFrame(protocol, failed, events - 1) : event))
+        continue
+      }
       if (rawPassThrough) continue
       if (stream) for (const translated of stream.push(event)) out.push(encodeSse(translated))
       else if (!provider.isInjectedUsageEvent(event, callerAskedForUsage)) out.push(encodeSse(event))
@@ -88,20 +121,28 @@ export function relayStream(options: RelayOptions): Response {
           }
           const out: Uint8Array[] = []
           relay(parser.end(), out)
-          if (sawEnd) {
+          if (sawEnd && !failure) {
             if (stream) for (const translated of stream.finish()) out.push(encodeSse(translated))
             send(controller, out)
             const meta = await finish({ status: 'success', httpStatus: upstream.status })
-            controller.enqueue(encodeSse({ event: 'gw', data: JSON.stringify(meta) }))
+            if (options.metaFrame) controller.enqueue(encodeSse({ event: 'gw', data: JSON.stringify(meta) }))
           } else {
+            const error = failure?.message ?? 'the provider ended the stream before its last frame'
+            if (!failure) out.push(gwFailure(error))
             send(controller, out)
-            await finish({ status: 'error', httpStatus: 502, error: 'the provider ended the stream before its last frame' })
+            await finish({ status: 'error', httpStatus: 502, error })
           }
           controller.close()
         } catch (error) {
-          if (!finished)
-            await finish({ status: 'error', httpStatus: 502, error: `the provider stream failed: ${(error as Error).message}` })
-          // Closing (not erroring) lets SDKs end their iteration; the missing gw frame tells the caller to look up.
+          if (!finished) {
+            if (clientSignal.aborted) await finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+            else {
+              const message = `the provider stream failed: ${(error as Error).message}`
+              send(controller, [gwFailure(message)])
+              await finish({ status: 'error', httpStatus: 502, error: message })
+            }
+          }
+          // Closing after the in-band error lets every SDK raise it, rather than a transport error of its own.
           controller.close()
         }
       },

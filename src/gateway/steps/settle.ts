@@ -7,6 +7,7 @@ import type { CallFacts } from '../call'
 import type { GatewayMeta, MetaStore } from '../meta/store'
 import type { BodyPolicy, BodyPolicySource } from '../request-log/body-capture'
 import type { RequestLog } from '../request-log/request-log'
+import { warningWith } from '../translate/pairs'
 import type { CreditBalances } from './admission'
 import type { StreamOutcome } from './relay'
 
@@ -76,7 +77,11 @@ function callRecord(
  * charge is taken with its record, by the request log's writer; the balance reported here already
  * counts it.
  */
-export async function settle(deps: SettlementDeps, facts: CallFacts, outcome: StreamOutcome): Promise<GatewayMeta> {
+export async function settle(deps: SettlementDeps, known: CallFacts, outcome: StreamOutcome): Promise<GatewayMeta> {
+  // What the answer held that could not be translated is named with what the request held.
+  const facts = outcome.dropped?.length
+    ? { ...known, translationWarning: warningWith(known.translationWarning, outcome.dropped) }
+    : known
   const { principal } = facts
   const cost = facts.price && outcome.usage ? costNano(facts.price, outcome.usage) : undefined
   if (facts.limit && cost !== undefined && cost > 0) {

@@ -482,5 +482,6 @@ export function createChatToMessagesStream(options: { now?: () => number } = {})
     },
     // Everything is sent at [DONE]; without it, only a finish reason already seen justifies an end.
     finish: () => (done || finishReason === undefined ? [] : end()),
+    dropped: () => [],
   }
 }

@@ -50,7 +50,12 @@ const TRANSLATED_FIELDS = new Set([
   'tools',
   'tool_choice',
   'parallel_tool_calls',
+  // include_usage is honoured by the translated stream itself; its other options are named below.
+  'stream_options',
 ])
+
+/** What of `stream_options` a translated stream carries out. */
+const STREAM_OPTION_FIELDS = new Set(['include_usage'])
 
 /** Values that ask for no more than Anthropic does anyway: leaving them out loses nothing. */
 const NEUTRAL_VALUES = new Map<string, unknown>([
@@ -75,6 +80,8 @@ export function chatRequestToMessages(body: OpenAIChatRequest): { request: Anthr
   const dropped = new Set<string>()
   const meaningful = Object.fromEntries(Object.entries(body).filter(([field, value]) => NEUTRAL_VALUES.get(field) !== value))
   nameUntranslated(meaningful, TRANSLATED_FIELDS, '', dropped)
+  if (isRecord(body.stream_options)) nameUntranslated(body.stream_options, STREAM_OPTION_FIELDS, 'stream_options.', dropped)
+  else if (body.stream_options !== undefined && body.stream_options !== null) dropped.add('stream_options')
 
   const conversation: Conversation = { system: [], turns: [] }
   if (Array.isArray(body.messages)) for (const message of body.messages) addMessage(conversation, message, dropped)
@@ -360,13 +367,18 @@ function chatUsage(usage: unknown): OpenAIUsage {
 
 const unixSeconds = (now: () => number): number => Math.floor(now() / 1000)
 
-/** Text blocks are joined into one answer; thinking blocks have no place in a chat completion and are left out. */
+/**
+ * Text blocks are joined into one answer; thinking becomes `reasoning_content`, as OpenAI-compatible
+ * servers name it. Redacted thinking is encrypted and cannot be carried (`untranslatedBlocks` names it).
+ */
 export function messagesResponseToChat(message: AnthropicMessage, options: { now?: () => number } = {}): OpenAIChatCompletion {
   let text = ''
+  let reasoning = ''
   const toolCalls: OpenAIToolCall[] = []
   for (const block of Array.isArray(message.content) ? message.content : []) {
     if (!isRecord(block)) continue
     if (block.type === 'text' && isString(block.text)) text += block.text
+    else if (block.type === 'thinking' && isString(block.thinking)) reasoning += block.thinking
     else if (block.type === 'tool_use' && isString(block.id) && isString(block.name)) {
       toolCalls.push({
         id: block.id,
@@ -382,6 +394,7 @@ export function messagesResponseToChat(message: AnthropicMessage, options: { now
     refusal: null,
   }
   if (toolCalls.length > 0) answer.tool_calls = toolCalls
+  if (reasoning !== '') answer.reasoning_content = reasoning
   return {
     id: `chatcmpl-${message.id}`,
     object: 'chat.completion',
@@ -392,6 +405,12 @@ export function messagesResponseToChat(message: AnthropicMessage, options: { now
     ],
     usage: chatUsage(message.usage),
   }
+}
+
+/** What of an Anthropic answer a chat completion cannot carry: redacted (encrypted) thinking. */
+export function untranslatedBlocks(message: unknown): string[] {
+  const content = isRecord(message) && Array.isArray(message.content) ? message.content : []
+  return content.some((block) => isRecord(block) && block.type === 'redacted_thinking') ? ['redacted_thinking'] : []
 }
 
 /**
@@ -410,6 +429,7 @@ export function createMessagesToChatStream(options: { includeUsage: boolean; now
   let finishReason: OpenAIFinishReason | undefined
   let done = false
   const toolCallIndexOfBlock = new Map<number, number>()
+  const dropped = new Set<string>()
 
   const chunk = (choices: OpenAIChatChunk['choices'], extra: Partial<OpenAIChatChunk> = {}): SseEvent => {
     // With usage asked for, OpenAI marks every chunk but the last with `usage: null`.
@@ -436,6 +456,9 @@ export function createMessagesToChatStream(options: { includeUsage: boolean; now
   const blockStart = (index: unknown, block: unknown): SseEvent[] => {
     if (!isRecord(block)) return []
     if (block.type === 'text') return isString(block.text) && block.text !== '' ? delta({ content: block.text }) : []
+    if (block.type === 'thinking')
+      return isString(block.thinking) && block.thinking !== '' ? delta({ reasoning_content: block.thinking }) : []
+    if (block.type === 'redacted_thinking') dropped.add('redacted_thinking')
     if (block.type !== 'tool_use' || typeof index !== 'number') return []
     const toolIndex = toolCallIndexOfBlock.size
     toolCallIndexOfBlock.set(index, toolIndex)
@@ -452,6 +475,8 @@ export function createMessagesToChatStream(options: { includeUsage: boolean; now
   const blockDelta = (index: unknown, change: unknown): SseEvent[] => {
     if (!isRecord(change)) return []
     if (change.type === 'text_delta' && isString(change.text) && change.text !== '') return delta({ content: change.text })
+    if (change.type === 'thinking_delta' && isString(change.thinking) && change.thinking !== '')
+      return delta({ reasoning_content: change.thinking })
     const toolIndex = typeof index === 'number' ? toolCallIndexOfBlock.get(index) : undefined
     if (change.type !== 'input_json_delta' || toolIndex === undefined) return []
     if (!isString(change.partial_json) || change.partial_json === '') return []
@@ -491,6 +516,7 @@ export function createMessagesToChatStream(options: { includeUsage: boolean; now
     },
     // Everything is sent by message_stop; without it, only a stop reason already seen justifies an end.
     finish: () => (done || finishReason === undefined ? [] : end()),
+    dropped: () => [...dropped],
   }
 }
 

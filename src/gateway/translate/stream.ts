@@ -12,6 +12,8 @@ export interface StreamTranslator {
    * when the provider said nothing about how the answer ended, it returns [].
    */
   finish(): SseEvent[]
+  /** What the provider sent that the caller's format cannot carry, named for the translation warning. */
+  dropped(): string[]
 }
 
 /** The JSON document an event carries, or undefined when it carries none (`[DONE]`, a broken frame). */

@@ -113,6 +113,8 @@ export interface OpenAIResponseMessage {
   tool_calls?: OpenAIToolCall[]
   /** The pre-tools way of calling one function; some OpenAI-compatible servers still answer with it. */
   function_call?: { name: string; arguments: string } | null
+  /** The model's thinking, as OpenAI-compatible servers (DeepSeek, vLLM) and the clients that read them name it. */
+  reasoning_content?: string
 }
 
 export interface OpenAIChatCompletion {
@@ -143,6 +145,7 @@ export interface OpenAIChunkDelta {
   content?: string | null
   refusal?: string | null
   tool_calls?: OpenAIToolCallDelta[]
+  reasoning_content?: string
 }
 
 export interface OpenAIChatChunk {

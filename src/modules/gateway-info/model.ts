@@ -12,11 +12,14 @@ export const Feedback = t.Object({ requestId: t.String(), rating: t.Number() })
 
 export const MetaParams = t.Object({ requestId: t.String({ pattern: UUID_V4, error: 'requestId must be a UUID v4' }) })
 
+/** OpenAI's model object, so the SDKs' `models.retrieve()` reads it. */
+export const Model = t.Object({ id: t.String(), object: t.Literal('model'), created: t.Integer(), owned_by: t.String() })
+
 /** OpenAI's model list, so the SDKs' `models.list()` reads it. */
-export const ModelList = t.Object({
-  object: t.Literal('list'),
-  data: t.Array(t.Object({ id: t.String(), object: t.Literal('model'), created: t.Integer(), owned_by: t.String() })),
-})
+export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(Model) })
+
+/** A model id may hold slashes (`openai/llama3.1:8b`), so it is the rest of the path. */
+export const ModelParams = t.Object({ '*': t.String({ minLength: 1, maxLength: 256 }) })
 
 /** Spec 2.1's metadata of a finished call. */
 export const GatewayMeta = t.Object({

@@ -2,7 +2,7 @@ import { Elysia, status } from 'elysia'
 import type { GatewayInfo } from '../../gateway/info'
 import type { Authz } from '../../http/authz'
 import { answer, Ok } from '../../http/schema'
-import { Feedback, FeedbackBody, GatewayMeta, MetaParams, ModelList, Pending } from './model'
+import { Feedback, FeedbackBody, GatewayMeta, MetaParams, Model, ModelList, ModelParams, Pending } from './model'
 
 /**
  * The gateway's routes besides dispatch, for gateway-scoped keys. The model list and the metadata are
@@ -15,6 +15,12 @@ export const gatewayInfoRoutes = (authz: Authz, info: GatewayInfo) =>
       gateway: true,
       response: { 200: ModelList },
       detail: { summary: 'Models the caller can reach (OpenAI list shape)' },
+    })
+    .get('/v1/models/*', ({ principal, params }) => info.model(principal, params['*']), {
+      gateway: true,
+      params: ModelParams,
+      response: { 200: Model },
+      detail: { summary: 'One model the caller can reach, by id (OpenAI model shape)' },
     })
     .post('/v1/feedback', ({ principal, body }) => answer(info.feedback(principal, body.requestId, body.rating)), {
       gateway: true,

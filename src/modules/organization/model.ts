@@ -30,6 +30,15 @@ export type BodyRetentionInput = typeof BodyRetentionBody.static
 
 export const PiiRedactionBody = t.Object({ redact: t.Boolean() }, { additionalProperties: false })
 
+export const StreamMetaBody = t.Object(
+  {
+    frame: t.Boolean({
+      description: 'true: every stream ends with the gw frame; false: only calls sending Gw-Stream-Meta: frame',
+    }),
+  },
+  { additionalProperties: false },
+)
+
 export const MyPermissions = t.Object({
   principal: oneOf(['api_key', 'session']),
   role: t.Nullable(t.String({ description: 'owner, admin, member or a custom role id; null for an API key' })),
@@ -50,4 +59,5 @@ export const OrganizationSettings = t.Object({
   ),
   bodyRetention: t.Union([t.Object({ mode: t.Literal('none') }), t.Object({ mode: t.Literal('days'), days: t.Integer() })]),
   piiRedaction: t.Boolean(),
+  streamMetaFrame: t.Boolean({ description: 'streams end with the gw metadata frame even when a call does not ask for it' }),
 })

@@ -10,6 +10,7 @@ import {
   PiiRedactionBody,
   RenameBody,
   StartOnboardingBody,
+  StreamMetaBody,
   UpdateOnboardingBody,
 } from './model'
 import type { OrganizationService } from './service'
@@ -67,3 +68,15 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       response: Ok(OrganizationSettings),
       detail: { summary: 'Redact emails, phone and card numbers and secrets in stored bodies' },
     })
+    .post(
+      '/v1/organization/stream-meta-config',
+      ({ principal, body }) => answer(settings.setStreamMetaFrame(principal, body.frame)),
+      {
+        catalogued: true,
+        body: StreamMetaBody,
+        response: Ok(OrganizationSettings),
+        detail: {
+          summary: "End every stream with the gw metadata frame, or only a call's that sends Gw-Stream-Meta: frame",
+        },
+      },
+    )

@@ -1,13 +1,14 @@
 import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
-import type { BodyPolicy, BodyPolicySource } from '../../gateway/request-log/body-capture'
+import type { OrgCallSettings } from '../../gateway/gateway'
+import type { BodyPolicy } from '../../gateway/request-log/body-capture'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
 import type { BodyRetentionInput, UpdateOnboardingInput } from './model'
 
 const DAY_MS = 24 * 3600 * 1000
-/** The gateway reads an organisation's body policy this fresh: a change holds within a second. */
+/** The gateway reads an organisation's call settings this fresh: a change holds within a second. */
 const POLICY_CACHE_MS = 1_000
 
 const view = (s: OrganizationSettings) => ({
@@ -17,11 +18,18 @@ const view = (s: OrganizationSettings) => ({
     : null,
   bodyRetention: s.bodyRetentionDays === null ? { mode: 'none' as const } : { mode: 'days' as const, days: s.bodyRetentionDays },
   piiRedaction: s.piiRedaction,
+  streamMetaFrame: s.streamMetaFrame,
 })
 
+/** What the gateway reads of the settings on every call, cached together. */
+interface CallSettings {
+  bodies: BodyPolicy
+  streamMetaFrame: boolean
+}
+
 /** Organisation details, onboarding, terms, and the policy for stored bodies (retention, PII redaction). */
-export class OrganizationSettingsService implements BodyPolicySource {
-  private readonly policies: TtlCache<string, BodyPolicy>
+export class OrganizationSettingsService implements OrgCallSettings {
+  private readonly policies: TtlCache<string, CallSettings>
 
   constructor(
     private readonly store: Store,
@@ -91,14 +99,32 @@ export class OrganizationSettingsService implements BodyPolicySource {
     return this.get(principal)
   }
 
+  async setStreamMetaFrame(principal: Principal, frame: boolean) {
+    await this.store.org(principal.orgId).settings.update({ streamMetaFrame: frame })
+    this.policies.delete(principal.orgId)
+    return this.get(principal)
+  }
+
   /** What the gateway does with a finished call's bodies. */
   async bodyPolicy(orgId: string): Promise<BodyPolicy> {
+    return (await this.callSettings(orgId)).bodies
+  }
+
+  /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
+  async streamMetaFrame(orgId: string): Promise<boolean> {
+    return (await this.callSettings(orgId)).streamMetaFrame
+  }
+
+  private async callSettings(orgId: string): Promise<CallSettings> {
     const cached = this.policies.get(orgId)
     if (cached) return cached
     const settings = await this.store.org(orgId).settings.get()
-    const policy = { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction }
-    this.policies.set(orgId, policy)
-    return policy
+    const fresh = {
+      bodies: { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction },
+      streamMetaFrame: settings.streamMetaFrame,
+    }
+    this.policies.set(orgId, fresh)
+    return fresh
   }
 
   /** The retention job: bodies past their organisation's window are deleted; with "none", all of them. */

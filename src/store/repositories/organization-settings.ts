@@ -11,6 +11,7 @@ export interface OrganizationSettings {
   termsVersion: string | null
   bodyRetentionDays: number | null
   piiRedaction: boolean
+  streamMetaFrame: boolean
   updatedAt: Date
 }
 
@@ -24,6 +25,7 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
   termsVersion: null,
   bodyRetentionDays: DEFAULT_BODY_RETENTION_DAYS,
   piiRedaction: false,
+  streamMetaFrame: false,
   updatedAt: new Date(0),
 })
 

@@ -52,7 +52,7 @@ function streamUsage(): StreamUsage {
 export const anthropic: ProviderAdapter = {
   name: 'anthropic',
   format: 'anthropic',
-  paths: ['/v1/messages'],
+  paths: ['/v1/messages', '/v1/messages/count_tokens'],
   chatPath: '/v1/messages',
   requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.anthropic.com',
 

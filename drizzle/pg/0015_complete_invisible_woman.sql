@@ -1,0 +1,1 @@
+ALTER TABLE "organization_settings" ADD COLUMN "stream_meta_frame" boolean DEFAULT false NOT NULL;

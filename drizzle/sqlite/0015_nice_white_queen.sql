@@ -1,0 +1,1 @@
+ALTER TABLE `organization_settings` ADD `stream_meta_frame` integer DEFAULT false NOT NULL;
