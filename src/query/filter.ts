@@ -20,7 +20,12 @@ interface Field {
   column: (t: Tables['requests']) => Column
   /** Numbers shown in one unit and stored in another (USD shown, nano-USD stored). */
   scale?: number
+  /** The largest magnitude the column holds: 32-bit integers unless said (costs are 64-bit). */
+  limit?: number
 }
+
+/** Postgres's `integer`; a value past it is refused as the caller's mistake, never sent to fail in the database. */
+const INT32_LIMIT = 2 ** 31 - 1
 
 export const FIELDS: Record<string, Field> = {
   request_id: { type: 'text', column: (t) => t.id },
@@ -42,8 +47,8 @@ export const FIELDS: Record<string, Field> = {
   cache_read_tokens: { type: 'number', column: (t) => t.cacheReadTokens },
   cache_write_tokens: { type: 'number', column: (t) => t.cacheWriteTokens },
   total_tokens: { type: 'number', column: (t) => t.totalTokens },
-  cost: { type: 'number', column: (t) => t.costNano, scale: 1e9 },
-  estimated_cost: { type: 'number', column: (t) => t.estimatedCostNano, scale: 1e9 },
+  cost: { type: 'number', column: (t) => t.costNano, scale: 1e9, limit: Number.MAX_SAFE_INTEGER },
+  estimated_cost: { type: 'number', column: (t) => t.estimatedCostNano, scale: 1e9, limit: Number.MAX_SAFE_INTEGER },
   ptb: { type: 'boolean', column: (t) => t.ptb },
   created_at: { type: 'time', column: (t) => t.createdAt },
 }
@@ -75,14 +80,17 @@ function likeToGlob(pattern: string): string {
   return out
 }
 
-function value(field: string, type: FieldType, raw: unknown, scale = 1): unknown {
+function value(field: string, type: FieldType, raw: unknown, scale = 1, limit = INT32_LIMIT): unknown {
   switch (type) {
     case 'text':
       if (typeof raw !== 'string') throw badRequest(`filter: ${field} takes a string`)
       return raw
-    case 'number':
+    case 'number': {
       if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badRequest(`filter: ${field} takes a number`)
-      return Math.round(raw * scale)
+      const stored = Math.round(raw * scale)
+      if (Math.abs(stored) > limit) throw badRequest(`filter: ${field} takes a number from ${-limit / scale} to ${limit / scale}`)
+      return stored
+    }
     case 'boolean':
       if (typeof raw !== 'boolean') throw badRequest(`filter: ${field} takes true or false`)
       return raw
@@ -154,7 +162,7 @@ class Compiler {
     const known = FIELDS[field]
     if (!known) throw badRequest(`filter: unknown field "${field}"`)
     const [op, raw] = this.operation(field, known.type, test)
-    const v = value(field, known.type, raw, known.scale)
+    const v = value(field, known.type, raw, known.scale, known.limit)
     const column = known.column(this.db.tables.requests)
     return known.type === 'text' ? textCondition(this.db, column, op, v as string) : columnCondition(column, op, v)
   }
