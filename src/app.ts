@@ -6,11 +6,12 @@ import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
-import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath } from './gateway/dispatch-routes'
-import { dispatchHandler } from './gateway/entry'
+import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath, PROVIDER_APIS, type ProviderApi } from './gateway/dispatch-routes'
+import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
+import { PROVIDERS } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
@@ -146,6 +147,8 @@ export function createServices(deps: AppDeps) {
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
+    /** The HTTP entry of a provider API (files, batches), routed as the dispatch paths are. */
+    providerApi: (api: ProviderApi) => providerApiHandler(authenticator, gateway, api, deps.log, bodyLimits),
     gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers, now: deps.now }),
   }
 }
@@ -166,8 +169,21 @@ const ProviderAnswer = t.Object(
  * straight from Bun's router to the same handler (serve.ts). The handler authenticates the call
  * itself, so the routes take no macro; their detail documents what it checks.
  */
-function dispatchRoutes(dispatch: Services['dispatch']) {
+function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['providerApi']) {
   const routes = new Elysia({ name: 'dispatch-routes' })
+  for (const api of PROVIDER_APIS) {
+    const handle = providerApi(api)
+    routes.route(api.method, api.path, ({ request, server }) => handle(request, server ?? undefined), {
+      parse: 'none',
+      response: { 200: ProviderAnswer },
+      detail: {
+        summary: `${api.summary}; on the organization's own provider key`,
+        security: [{ bearer: [] }],
+        'x-scope': 'gateway',
+        'x-wire-format': PROVIDERS[api.provider].format,
+      } as Record<string, unknown>,
+    })
+  }
   // Elysia registers in place: the loop keeps the dispatch table the one list of these paths.
   for (const path of DISPATCH_PATHS) {
     const handle = dispatch(path)
@@ -228,7 +244,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
-    .use(dispatchRoutes(services.dispatch))
+    .use(dispatchRoutes(services.dispatch, services.providerApi))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)
   return whole

@@ -1,7 +1,7 @@
 import type { Server } from 'bun'
 import type { App, Services } from './app'
 import { answerFailure } from './error-answers'
-import { DISPATCH_PATHS } from './gateway/dispatch-routes'
+import { DISPATCH_PATHS, PROVIDER_APIS } from './gateway/dispatch-routes'
 import type { Logger } from './log'
 
 export interface ServeOptions {
@@ -22,13 +22,11 @@ export interface ServeOptions {
  * is off whatever NODE_ENV says: in it Bun answers an uncaught error with an HTML page that shows the
  * error's message and our source to the caller.
  */
-export function serve(app: App, services: Pick<Services, 'dispatch'>, options: ServeOptions): Server<undefined> {
-  const routes = Object.fromEntries(
-    DISPATCH_PATHS.map((path) => {
-      const handle = services.dispatch(path)
-      return [path, { POST: (request: Request, server: Server<undefined>) => handle(request, server) }]
-    }),
-  )
+export function serve(app: App, services: Pick<Services, 'dispatch' | 'providerApi'>, options: ServeOptions): Server<undefined> {
+  type Handler = (request: Request, server: Server<undefined>) => Promise<Response>
+  const routes: Record<string, Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>> = {}
+  for (const path of DISPATCH_PATHS) routes[path] = { POST: services.dispatch(path) }
+  for (const api of PROVIDER_APIS) routes[api.path] = { ...routes[api.path], [api.method]: services.providerApi(api) }
   const server = Bun.serve({
     hostname: options.hostname,
     port: options.port,

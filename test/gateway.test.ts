@@ -198,7 +198,7 @@ describe('bad input never reaches a provider', () => {
 
   test('a path that is neither a management route nor a dispatch path: 404', async () => {
     const before = fake.calls.length
-    expect((await h.request('POST', '/v1/images/generations', { token: org.apiKey, body: chat('hi') })).status).toBe(404)
+    expect((await h.request('POST', '/v1/fine_tuning/jobs', { token: org.apiKey, body: chat('hi') })).status).toBe(404)
     expect(fake.calls.length).toBe(before)
   })
 

@@ -12,8 +12,14 @@ export interface GatewayCall {
   principal: Principal
   path: DispatchPath
   request: Request
-  /** The body as sent; parsed by the gateway so that even a malformed one is answered with the Gw-* headers. */
+  /**
+   * The body as sent, decoded; parsed by the gateway so that even a malformed one is answered with the
+   * Gw-* headers. For a binary body (a multipart upload), a note of its type and size, which is what
+   * the request log keeps of it.
+   */
   bodyText: string
+  /** A binary body's bytes, never decoded (a multipart upload). */
+  bodyBytes?: Uint8Array
   /** Lifts the server's idle timeout for this request (long streams are quiet between tokens). */
   keepAlive(): void
 }
@@ -27,7 +33,8 @@ export interface CallFacts {
   readonly requestId: string
   readonly startedAt: number
   readonly principal: Principal
-  readonly path: DispatchPath
+  /** The path as called (a provider API's with its ids): what the record keeps. */
+  readonly path: string
   readonly callerFormat: WireFormat
   readonly caller: Caller
   /** `gw` until a provider is chosen. */
@@ -42,6 +49,8 @@ export interface CallFacts {
   readonly ptb: boolean
   /** True once the provider was called: a call refused before that has no cost to report. */
   readonly dispatched: boolean
+  /** Why a call that reached its provider has no cost in gw's record, when gw knows it never will. */
+  readonly unpriced?: string
   /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
   readonly limit?: LimitVerdict
   readonly requestBody: BodyCapture
@@ -50,7 +59,12 @@ export interface CallFacts {
 }
 
 /** The facts of a call that has just arrived. */
-export function openCall(call: GatewayCall, format: WireFormat, startedAt: number, countryHeader?: string): CallFacts {
+export function openCall(
+  call: Pick<GatewayCall, 'principal' | 'request' | 'bodyText'> & { path: string },
+  format: WireFormat,
+  startedAt: number,
+  countryHeader?: string,
+): CallFacts {
   return {
     requestId: newRequestId(),
     startedAt,

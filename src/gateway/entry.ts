@@ -5,8 +5,9 @@ import { answerFailure } from '../error-answers'
 import { payloadTooLarge } from '../errors'
 import type { Logger } from '../log'
 import { announcedLength, type BodyBudget, readBody } from '../util/read-body'
-import { DISPATCH_ROUTES, type DispatchPath } from './dispatch-routes'
+import { DISPATCH_ROUTES, type DispatchPath, type ProviderApi } from './dispatch-routes'
 import type { Gateway } from './gateway'
+import { PROVIDERS } from './providers/registry'
 
 /** Answers one provider-style call: the server hands it the request and itself (for the idle timeout). */
 export type DispatchHandler = (request: Request, server?: Pick<Server<undefined>, 'timeout'>) => Promise<Response>
@@ -45,16 +46,61 @@ export function dispatchHandler(
       // A body sent in chunks may be as large as the limit: it holds that much until it is read.
       release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
       const body = await readBody(request, limits.maxBodyBytes)
+      // An upload stays bytes (the request log keeps a note of it); a JSON body is decoded here, not
+      // parsed: even a malformed one is answered with the Gw-* headers.
+      const upload = DISPATCH_ROUTES[path].body === 'multipart'
       return await gateway.dispatch({
         principal,
         path,
         request,
-        // Decoded here, not parsed: even a malformed body is answered with the Gw-* headers.
-        bodyText: decoder.decode(body),
+        bodyText: upload ? `[multipart/form-data, ${body.byteLength} bytes]` : decoder.decode(body),
+        ...(upload ? { bodyBytes: body } : {}),
         keepAlive: () => server?.timeout(request as Request, 0),
       })
     } catch (error) {
       return answerFailure(log, DISPATCH_ROUTES[path].format, error, { method: 'POST', path })
+    } finally {
+      release?.()
+    }
+  }
+}
+
+/**
+ * The HTTP entry of a provider API (files, batches): as for a dispatch path, authenticate, check the
+ * `gateway` scope, read the body within its limits (as bytes: uploads are never decoded), then pass
+ * the call through. Refusals are in the provider's error format.
+ */
+export function providerApiHandler(
+  authenticator: Authenticator,
+  gateway: Gateway,
+  api: ProviderApi,
+  log: Logger,
+  limits: BodyLimits,
+): DispatchHandler {
+  const format = PROVIDERS[api.provider].format
+  return async (request, server) => {
+    let release: (() => void) | undefined
+    try {
+      const announced = announcedLength(request)
+      if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
+      const principal = await authenticator.authenticate(request.headers)
+      requireGatewayScope(principal)
+      let body: Uint8Array | undefined
+      if (api.method === 'POST') {
+        release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
+        body = await readBody(request, limits.maxBodyBytes)
+      }
+      server?.timeout(request as Request, 0)
+      const kind = request.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type'
+      return await gateway.passThrough({
+        principal,
+        api,
+        request,
+        ...(body && body.byteLength > 0 ? { body } : {}),
+        bodyText: body ? `[${kind}, ${body.byteLength} bytes]` : '',
+      })
+    } catch (error) {
+      return answerFailure(log, format, error, { method: api.method, path: api.path })
     } finally {
       release?.()
     }

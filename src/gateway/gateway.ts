@@ -6,6 +6,7 @@
  * answer relayed (translated when the formats differ), and the call settled: priced, charged,
  * recorded, and its metadata kept.
  */
+import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { errorBody } from '../error-answers'
 import { callerFacing, internalError } from '../errors'
@@ -14,7 +15,7 @@ import type { Logger } from '../log'
 import { errorMessage } from '../store/faults'
 import type { Store } from '../store/store'
 import { type CallFacts, type GatewayCall, openCall } from './call'
-import { DISPATCH_ROUTES } from './dispatch-routes'
+import { DISPATCH_ROUTES, type ProviderApi } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import {
   type OrgKeySource,
@@ -23,13 +24,13 @@ import {
   type ProviderName,
   parseJson,
 } from './providers/provider'
-import { resolveModel } from './providers/registry'
+import { PROVIDERS, resolveModel } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
 import { CreditBalances, checkLimits, estimateCost, rateLimited } from './steps/admission'
-import { chooseCredentials } from './steps/credentials'
-import { readCall } from './steps/read-call'
-import { relayStream, type StreamOutcome } from './steps/relay'
+import { chooseCredentials, ownCredentials, requireProviderApiScope } from './steps/credentials'
+import { readJsonCall, readMultipartCall } from './steps/read-call'
+import { relayRaw, relayStream, type StreamOutcome } from './steps/relay'
 import { jsonAnswer, withGatewayHeaders } from './steps/respond'
 import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
@@ -67,6 +68,18 @@ export interface GatewayDeps {
 /** Settles a call once: the first outcome is the call's; every later way out gets the same metadata back. */
 type Settle = (facts: CallFacts, outcome: StreamOutcome) => Promise<GatewayMeta>
 
+/** A provider API call as the HTTP entry hands it over: authenticated, its body (if any) read as bytes. */
+export interface ProviderApiCall {
+  principal: Principal
+  api: ProviderApi
+  request: Request
+  body?: Uint8Array
+  /** What the request log keeps of the body: a note of its type and size. */
+  bodyText: string
+}
+
+const UNPRICED_APIS = "files and batches are billed by the provider to the organization's own key; gw does not price them"
+
 export class Gateway {
   private readonly now: () => number
   private readonly credits: CreditBalances
@@ -86,9 +99,14 @@ export class Gateway {
       settled ??= settle(this.settlement, known, outcome)
       return settled
     }
+    const route = DISPATCH_ROUTES[call.path]
     try {
       // 1. The call: its body and the fields gw acts on.
-      const { body, fields } = readCall(call.bodyText)
+      const read =
+        route.body === 'multipart'
+          ? await readMultipartCall(call.bodyBytes ?? new Uint8Array(), call.request.headers.get('content-type'))
+          : readJsonCall(call.bodyText, 'defaultModel' in route ? route.defaultModel : undefined)
+      const { fields } = read
       facts = { ...facts, model: fields.model }
       // Models think for longer than the server's idle timeout, whether they stream or not; the
       // upstream timeout, not the idle one, bounds the wait.
@@ -101,7 +119,7 @@ export class Gateway {
       const translation = translationBetween(facts.callerFormat, provider.format)
       facts = { ...facts, mode: translation ? 'translated' : 'passthrough' }
       const upstreamPath = upstreamPathFor(call.path, provider, translation)
-      const outgoing = outgoingBody({ body, bodyText: call.bodyText, fields }, provider, model, translation)
+      const outgoing = await outgoingBody(read, provider, model, translation)
       facts = { ...facts, translationWarning: outgoing.translationWarning }
 
       // 3. Whose key, what it may cost, and whether the limits and the credits let it through.
@@ -111,7 +129,7 @@ export class Gateway {
         provider,
         model,
       )
-      facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing, DISPATCH_ROUTES[call.path].priced) }
+      facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing, route.priced) }
       const limit = await checkLimits(this.deps.limiter, facts)
       facts = { ...facts, limit }
       if (!limit.allowed) throw rateLimited(limit)
@@ -119,11 +137,12 @@ export class Gateway {
 
       // 4. The provider.
       const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
+      if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
       facts = { ...facts, dispatched: true }
       const response = await callProvider({
         url: upstream.url,
         headers: upstream.headers,
-        body: outgoing.text,
+        body: outgoing.payload,
         clientSignal: call.request.signal,
         provider: provider.name,
         timeoutMs: config.upstreamTimeoutMs,
@@ -131,13 +150,26 @@ export class Gateway {
 
       // 5. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
       if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
+      if (route.answer === 'raw') {
+        const settledFacts = facts
+        const relayed = relayRaw({
+          upstream: response,
+          clientSignal: call.request.signal,
+          now: this.now,
+          startedAt: facts.startedAt,
+          capture: facts.responseBody,
+          finish: (outcome) => settleOnce(settledFacts, outcome),
+        })
+        passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
+        return withGatewayHeaders(facts, 'success', relayed)
+      }
       if (fields.stream) {
         const settledFacts = facts
         const relayed = relayStream({
           upstream: response,
           provider,
           translation,
-          protocol: DISPATCH_ROUTES[call.path].stream,
+          protocol: route.stream,
           clientSignal: call.request.signal,
           metaFrame: facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId)),
           callerAskedForUsage: outgoing.callerAskedForUsage,
@@ -153,6 +185,63 @@ export class Gateway {
     } catch (error) {
       // A caller that left is the reason whatever broke next (the provider's read, the body's), and is recorded so.
       return this.answerFailure(facts, call.request.signal.aborted ? clientClosed() : error, settleOnce)
+    }
+  }
+
+  /**
+   * A provider API without a model (files, batches): the same authentication, limits, record and Gw-*
+   * headers as a model call, the bytes passed through both ways, on the organisation's own key only.
+   */
+  async passThrough(call: ProviderApiCall): Promise<Response> {
+    const { api, request } = call
+    const provider = PROVIDERS[api.provider]
+    const url = new URL(request.url)
+    let facts = openCall({ ...call, path: url.pathname }, provider.format, this.now(), this.deps.config.countryHeader)
+    facts = { ...facts, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }
+    let settled: Promise<GatewayMeta> | undefined
+    const settleOnce: Settle = (known, outcome) => {
+      settled ??= settle(this.settlement, known, outcome)
+      return settled
+    }
+    try {
+      requireProviderApiScope(facts.principal, provider.name)
+      const credentials = await ownCredentials(
+        this.deps.orgKeys,
+        facts.principal,
+        provider,
+        this.deps.config.providers[provider.name],
+      )
+      const limit = await checkLimits(this.deps.limiter, facts)
+      facts = { ...facts, limit }
+      if (!limit.allowed) throw rateLimited(limit)
+      const upstream = provider.upstream(url.pathname, credentials, request.headers)
+      const contentType = request.headers.get('content-type')
+      if (call.body && contentType) upstream.headers.set('content-type', contentType)
+      else upstream.headers.delete('content-type')
+      facts = { ...facts, dispatched: true }
+      const response = await callProvider({
+        method: api.method,
+        url: `${upstream.url}${url.search}`,
+        headers: upstream.headers,
+        body: call.body,
+        clientSignal: request.signal,
+        provider: provider.name,
+        timeoutMs: this.deps.config.upstreamTimeoutMs,
+      })
+      if (!response.ok) return await this.answerProviderFailure(facts, response, undefined, settleOnce)
+      const settledFacts = facts
+      const relayed = relayRaw({
+        upstream: response,
+        clientSignal: request.signal,
+        now: this.now,
+        startedAt: facts.startedAt,
+        capture: facts.responseBody,
+        finish: (outcome) => settleOnce(settledFacts, outcome),
+      })
+      passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
+      return withGatewayHeaders(facts, 'success', relayed)
+    } catch (error) {
+      return this.answerFailure(facts, request.signal.aborted ? clientClosed() : error, settleOnce)
     }
   }
 

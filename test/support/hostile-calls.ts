@@ -26,6 +26,8 @@ export type SuccessShape =
   | 'model-list'
   /** whatever the provider answered: JSON, or an event stream */
   | 'provider'
+  /** the provider's bytes as they came (audio, a transcript as text) */
+  | 'provider-raw'
 
 export interface Expectation {
   family: Family
@@ -177,6 +179,8 @@ function successProblem(shape: SuccessShape, answer: Answer, json: Json | undefi
       return answer.contentType.startsWith('text/event-stream') || json !== undefined
         ? undefined
         : 'the answer is neither JSON nor an event stream'
+    case 'provider-raw':
+      return undefined
   }
 }
 

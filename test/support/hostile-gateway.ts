@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { DispatchPath } from '../../src/gateway/dispatch-routes'
+import { DISPATCH_ROUTES, type DispatchPath } from '../../src/gateway/dispatch-routes'
 import { type Caller, type Expectation, type HostileCall, hostileCall } from './hostile-calls'
 import {
   type Body,
@@ -29,11 +29,16 @@ export const MODELS: Record<DispatchPath, readonly [string, ...string[]]> = {
   '/v1/embeddings': ['text-embedding-3-small'],
   '/v1/responses': ['gpt-4o'],
   '/v1/messages/count_tokens': ['claude-sonnet-4-5'],
+  '/v1/images/generations': ['dall-e-3'],
+  '/v1/moderations': ['omni-moderation-latest'],
+  '/v1/audio/speech': ['tts-1'],
+  '/v1/audio/transcriptions': ['whisper-1'],
+  '/v1/audio/translations': ['whisper-1'],
 }
 
 export const dispatchExpectation = (path: DispatchPath): Expectation => ({
   family: path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
-  success: 'provider',
+  success: DISPATCH_ROUTES[path].answer === 'raw' ? 'provider-raw' : 'provider',
   stubs: false,
 })
 
@@ -45,6 +50,11 @@ const PROMPT_FIELD: Record<DispatchPath, 'messages' | 'prompt' | 'input'> = {
   '/v1/embeddings': 'input',
   '/v1/responses': 'input',
   '/v1/messages/count_tokens': 'messages',
+  '/v1/images/generations': 'prompt',
+  '/v1/moderations': 'input',
+  '/v1/audio/speech': 'input',
+  '/v1/audio/transcriptions': 'prompt',
+  '/v1/audio/translations': 'prompt',
 }
 
 const text = fc.oneof(

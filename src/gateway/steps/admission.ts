@@ -15,7 +15,7 @@ import type { RequestLog } from '../request-log/request-log'
 export function estimateCost(
   provider: ProviderName,
   model: string,
-  outgoing: { text: string; maxOutputTokens?: number },
+  outgoing: { payload: string | Uint8Array; maxOutputTokens?: number },
   priced: boolean,
 ): { price?: ModelPrice; estimatedCostNano?: number } {
   const price = priceFor(provider, model)
@@ -24,7 +24,7 @@ export function estimateCost(
   return {
     price,
     estimatedCostNano: estimateNano(price, {
-      bodyBytes: Buffer.byteLength(outgoing.text),
+      bodyBytes: typeof outgoing.payload === 'string' ? Buffer.byteLength(outgoing.payload) : outgoing.payload.byteLength,
       maxOutputTokens: outgoing.maxOutputTokens,
     }),
   }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal'
+import { requireGatewayScope } from '../../auth/scopes'
 import { badRequest, forbidden } from '../../errors'
 import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
 
@@ -35,4 +36,37 @@ export async function chooseCredentials(
     )
   }
   return { credentials: operator, ptb: true }
+}
+
+/**
+ * Files and batches run on the organisation's own key only: the provider bills their use later, to
+ * that key's account, which gw cannot charge to credits; and on one shared operator key, every
+ * organisation would see every other's files. A proxy key uses the provider key it is bound to.
+ */
+export async function ownCredentials(
+  orgKeys: OrgKeySource,
+  principal: Principal,
+  provider: ProviderAdapter,
+  operator: ProviderCredentials,
+): Promise<ProviderCredentials> {
+  const own = principal.boundProviderKeyId
+    ? await orgKeys.byId(principal.orgId, principal.boundProviderKeyId)
+    : await orgKeys.newestFor(principal.orgId, provider.name)
+  if (!own || own.provider !== provider.name) {
+    throw badRequest(
+      `files and batches run on this organization's own ${provider.name} key (add one with POST /v1/api-keys/provider-key): the provider bills them later, to that key`,
+    )
+  }
+  return { apiKey: own.apiKey, baseUrl: own.baseUrl ?? operator.baseUrl }
+}
+
+/**
+ * A key limited to some models may not reach files and batches: a batch runs whatever models its
+ * file names, which gw cannot check. A key limited to providers must name this one.
+ */
+export function requireProviderApiScope(principal: Principal, provider: string): void {
+  requireGatewayScope(principal)
+  const scopes = principal.keyScopes
+  if (scopes?.providers && !scopes.providers.has(provider)) throw forbidden(`this API key lacks the scope "provider:${provider}"`)
+  if (scopes?.models) throw forbidden('this API key is limited to some models; files and batches can run any model')
 }

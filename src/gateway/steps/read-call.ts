@@ -56,9 +56,42 @@ export function readCallFields(body: Record<string, unknown>): CallFields {
   return { model, stream: stream === true, maxOutputTokens }
 }
 
-/** The call's body, which must be a JSON object, and the fields gw reads from it. */
-export function readCall(bodyText: string): { body: Record<string, unknown>; fields: CallFields } {
-  const body = asRecord(parseJson(bodyText))
-  if (!body) throw badRequest('the request body must be a JSON object')
-  return { body, fields: readCallFields(body) }
+export interface ReadCall {
+  body: Record<string, unknown>
+  /** The body as it goes on: the caller's text (or its text with a default filled in), or a multipart's bytes. */
+  payload: string | Uint8Array
+  /** A multipart call's form, its content type with the boundary the bytes use. */
+  multipart?: { form: Awaited<ReturnType<Response['formData']>>; contentType: string }
+  fields: CallFields
+}
+
+/**
+ * A JSON call's body, which must be an object, and the fields gw reads from it. A path whose model is
+ * optional at its provider gets the provider's default, so the call is recorded and priced under it.
+ */
+export function readJsonCall(bodyText: string, defaultModel?: string): ReadCall {
+  const parsed = asRecord(parseJson(bodyText))
+  if (!parsed) throw badRequest('the request body must be a JSON object')
+  const defaulted = defaultModel !== undefined && (parsed.model === undefined || parsed.model === null)
+  const body = defaulted ? { ...parsed, model: defaultModel } : parsed
+  return { body, payload: defaulted ? JSON.stringify(body) : bodyText, fields: readCallFields(body) }
+}
+
+/**
+ * A multipart call (an audio upload): its `model` field is read from the form; the bytes go on to the
+ * provider exactly as they came, boundary and all, and are never taken for JSON.
+ */
+export async function readMultipartCall(bytes: Uint8Array, contentType: string | null): Promise<ReadCall> {
+  if (!contentType?.toLowerCase().startsWith('multipart/form-data'))
+    throw badRequest('this path takes a multipart/form-data body (a file and its fields)')
+  const form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData().catch(() => {
+    throw badRequest('the multipart/form-data body could not be read')
+  })
+  const model = form.get('model')
+  return {
+    body: {},
+    payload: bytes,
+    multipart: { form, contentType },
+    fields: readCallFields({ model: typeof model === 'string' ? model : undefined }),
+  }
 }

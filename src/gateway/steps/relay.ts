@@ -157,3 +157,63 @@ export function relayStream(options: RelayOptions): Response {
     },
   )
 }
+
+export interface RawRelayOptions {
+  upstream: Response
+  clientSignal: AbortSignal
+  now: () => number
+  startedAt: number
+  /** Keeps a note of what was sent (its type and size): the bytes are audio or text the log has no use for. */
+  capture: BodyCapture
+  finish(outcome: StreamOutcome): Promise<GatewayMeta>
+}
+
+/**
+ * Passes a provider's answer through as its bytes arrive (speech, transcripts in any format), never
+ * parsed. A transfer that breaks is broken for the caller too (the stream errors, it does not end
+ * cleanly); a caller that leaves is recorded as 499.
+ */
+export function relayRaw(options: RawRelayOptions): Response {
+  const { upstream, clientSignal, now, startedAt, capture } = options
+  const reader = upstream.body?.getReader()
+  const contentType = upstream.headers.get('content-type') ?? 'application/octet-stream'
+  let bytes = 0
+  let firstByteAt: number | undefined
+  let finished = false
+  const finish = (outcome: Omit<StreamOutcome, 'timeToFirstTokenMs'>) => {
+    finished = true
+    capture.set(`[${contentType}, ${bytes} bytes]`)
+    return options.finish({ ...outcome, timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt })
+  }
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = reader ? await reader.read() : { done: true as const, value: undefined }
+        if (!read.done) {
+          firstByteAt ??= now()
+          bytes += read.value.byteLength
+          controller.enqueue(read.value)
+          return
+        }
+        await finish({ status: 'success', httpStatus: upstream.status })
+        controller.close()
+      } catch (error) {
+        if (!finished) {
+          if (clientSignal.aborted) await finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+          else
+            await finish({
+              status: 'error',
+              httpStatus: 502,
+              error: `the provider's answer broke off: ${(error as Error).message}`,
+            })
+        }
+        controller.error(error)
+      }
+    },
+    async cancel() {
+      await reader?.cancel().catch(() => undefined)
+      if (!finished) await finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+    },
+  })
+  return new Response(body, { status: upstream.status, headers: { 'content-type': contentType } })
+}

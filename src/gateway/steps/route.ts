@@ -1,7 +1,7 @@
 import { badRequest } from '../../errors'
 import { asRecord, type ProviderAdapter } from '../providers/provider'
 import type { Translation } from '../translate/pairs'
-import type { CallFields } from './read-call'
+import type { ReadCall } from './read-call'
 
 /** Where the call goes on the provider: its own path when the formats agree, else the provider's chat path. */
 export function upstreamPathFor(path: string, provider: ProviderAdapter, translation: Translation | undefined): string {
@@ -21,7 +21,9 @@ export function upstreamPathFor(path: string, provider: ProviderAdapter, transla
 
 /** The body the provider is sent, and what making it decided. */
 export interface OutgoingBody {
-  text: string
+  payload: string | Uint8Array
+  /** A multipart body's own content type (its boundary); JSON bodies go as application/json. */
+  contentType?: string
   /** What could not be carried over to the provider's format, named for the Gw-Translation-Warning header. */
   translationWarning?: string
   /** Whether the caller itself asked for a usage chunk in its stream (gw may ask for one the caller did not). */
@@ -35,12 +37,13 @@ export interface OutgoingBody {
  * for in streams. A body that needs no change is sent as the caller wrote it: serialising a long
  * prompt again would cost time for nothing.
  */
-export function outgoingBody(
-  call: { body: Record<string, unknown>; bodyText: string; fields: CallFields },
+export async function outgoingBody(
+  call: ReadCall,
   provider: ProviderAdapter,
   model: string,
   translation: Translation | undefined,
-): OutgoingBody {
+): Promise<OutgoingBody> {
+  if (call.multipart) return outgoingMultipart(call.multipart, call, model)
   const { body, fields } = call
   let upstream: Record<string, unknown> = fields.model === model ? body : { ...body, model }
   let translationWarning: string | undefined
@@ -54,10 +57,31 @@ export function outgoingBody(
   // A translation may set the provider's required output bound; the caller's own is checked already.
   const translatedMax = upstream.max_tokens
   return {
-    text: upstream === body ? call.bodyText : JSON.stringify(upstream),
+    payload: upstream === body ? call.payload : JSON.stringify(upstream),
     translationWarning,
     // Translated, the caller's own stream_options say whether it wants OpenAI's usage chunk.
     callerAskedForUsage: translation ? asRecord(body.stream_options)?.include_usage === true : usageRequest.callerAskedForUsage,
     maxOutputTokens: fields.maxOutputTokens ?? (typeof translatedMax === 'number' ? translatedMax : undefined),
+  }
+}
+
+/**
+ * A multipart body goes as it came; only a model the provider names otherwise (`openai/whisper-1`)
+ * makes gw write the form again, with a boundary of its own.
+ */
+async function outgoingMultipart(
+  multipart: NonNullable<ReadCall['multipart']>,
+  call: ReadCall,
+  model: string,
+): Promise<OutgoingBody> {
+  if (call.fields.model === model)
+    return { payload: call.payload, contentType: multipart.contentType, callerAskedForUsage: false }
+  multipart.form.set('model', model)
+  // The cast is between two declarations of the web FormData (undici's, which formData() is typed with, and the DOM's).
+  const rewritten = new Response(multipart.form as unknown as ConstructorParameters<typeof Response>[0])
+  return {
+    payload: new Uint8Array(await rewritten.arrayBuffer()),
+    contentType: rewritten.headers.get('content-type') ?? multipart.contentType,
+    callerAskedForUsage: false,
   }
 }

@@ -25,6 +25,7 @@ export interface SettlementDeps {
 /** Why a record has no cost: absent is not zero, and the reader should know which it is. */
 function costNote(facts: CallFacts, usage: Usage | undefined): string | null {
   if (!facts.dispatched) return 'not dispatched'
+  if (facts.unpriced) return facts.unpriced
   if (facts.price === undefined) return `no price known for ${facts.provider} model ${facts.model}`
   if (usage === undefined) return 'the provider reported no usage'
   return null

@@ -3,9 +3,11 @@ import { parseJson, type WireFormat } from '../providers/provider'
 import { type ProviderFailure, readFailure } from '../translate/errors'
 
 export interface UpstreamRequest {
+  /** POST unless said (a provider API's GET or DELETE). */
+  method?: string
   url: string
   headers: Headers
-  body: string
+  body?: string | Uint8Array
   /** The caller's request signal: a caller that goes away aborts the provider call. */
   clientSignal: AbortSignal
   provider: string
@@ -22,7 +24,8 @@ export async function callProvider(request: UpstreamRequest): Promise<Response> 
   const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs)
   try {
     // decompress is left on and the encoding headers are not passed on: Bun hands us decoded bytes.
-    return await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal: abort.signal })
+    const { method = 'POST', url, headers, body } = request
+    return await fetch(url, { method, headers, body, signal: abort.signal })
   } catch (error) {
     if (abort.signal.aborted && String(abort.signal.reason).includes('timeout')) {
       throw new ApiError('upstream_timeout', `provider ${provider} did not answer within ${timeoutMs} ms`)

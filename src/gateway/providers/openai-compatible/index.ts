@@ -53,7 +53,17 @@ function streamUsage(): StreamUsage {
 export const openaiCompatible: ProviderAdapter = {
   name: 'openai',
   format: 'openai',
-  paths: ['/v1/chat/completions', '/v1/completions', '/v1/embeddings', '/v1/responses'],
+  paths: [
+    '/v1/chat/completions',
+    '/v1/completions',
+    '/v1/embeddings',
+    '/v1/responses',
+    '/v1/images/generations',
+    '/v1/moderations',
+    '/v1/audio/speech',
+    '/v1/audio/transcriptions',
+    '/v1/audio/translations',
+  ],
   chatPath: '/v1/chat/completions',
   // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com never does.
   requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.openai.com',
