@@ -1,5 +1,6 @@
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
+import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { answerFailure } from '../error-answers'
 import { payloadTooLarge } from '../errors'
@@ -21,6 +22,32 @@ export interface BodyLimits {
 const decoder = new TextDecoder()
 
 /**
+ * What every call passes before it is handled: a body announced too large is refused first, then the
+ * caller is authenticated and must hold the `gateway` scope, then the body is read within its limit.
+ * A body sent in chunks may be as large as the limit: it holds that much of the budget until it is
+ * read; `release` gives it back once the call is answered.
+ */
+async function admit(
+  request: Request,
+  authenticator: Authenticator,
+  limits: BodyLimits,
+  readsBody = true,
+): Promise<{ principal: Principal; body: Uint8Array; release?: () => void }> {
+  const announced = announcedLength(request)
+  if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
+  const principal = await authenticator.authenticate(request.headers)
+  requireGatewayScope(principal)
+  if (!readsBody) return { principal, body: new Uint8Array() }
+  const release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
+  try {
+    return { principal, body: await readBody(request, limits.maxBodyBytes), release }
+  } catch (error) {
+    release()
+    throw error
+  }
+}
+
+/**
  * The gateway's HTTP entry for the dispatch paths: authenticate, check the `gateway` scope, read the
  * body within its limits, dispatch. It is all a call needs, so `gw serve` routes these paths to it
  * straight from Bun's router, without the management API's lifecycle (a tenth of a call's cost); the
@@ -38,14 +65,9 @@ export function dispatchHandler(
   return async (request, server) => {
     let release: (() => void) | undefined
     try {
-      // A body announced too large is refused before anything else is done for it.
-      const announced = announcedLength(request)
-      if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
-      const principal = await authenticator.authenticate(request.headers)
-      requireGatewayScope(principal)
-      // A body sent in chunks may be as large as the limit: it holds that much until it is read.
-      release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
-      const body = await readBody(request, limits.maxBodyBytes)
+      const admitted = await admit(request, authenticator, limits)
+      release = admitted.release
+      const { principal, body } = admitted
       // An upload stays bytes (the request log keeps a note of it); a JSON body is decoded here, not
       // parsed: even a malformed one is answered with the Gw-* headers.
       const upload = DISPATCH_ROUTES[path].body === 'multipart'
@@ -81,23 +103,17 @@ export function providerApiHandler(
   return async (request, server) => {
     let release: (() => void) | undefined
     try {
-      const announced = announcedLength(request)
-      if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
-      const principal = await authenticator.authenticate(request.headers)
-      requireGatewayScope(principal)
-      let body: Uint8Array | undefined
-      if (api.method === 'POST') {
-        release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
-        body = await readBody(request, limits.maxBodyBytes)
-      }
+      const admitted = await admit(request, authenticator, limits, api.method === 'POST')
+      release = admitted.release
+      const { principal, body } = admitted
       server?.timeout(request as Request, 0)
       const kind = request.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type'
       return await gateway.passThrough({
         principal,
         api,
         request,
-        ...(body && body.byteLength > 0 ? { body } : {}),
-        bodyText: body ? `[${kind}, ${body.byteLength} bytes]` : '',
+        ...(body.byteLength > 0 ? { body } : {}),
+        bodyText: body.byteLength > 0 ? `[${kind}, ${body.byteLength} bytes]` : '',
       })
     } catch (error) {
       return answerFailure(log, format, error, { method: api.method, path: api.path })

@@ -65,7 +65,7 @@ export interface GatewayDeps {
   now?: () => number
 }
 
-/** Settles a call once: the first outcome is the call's; every later way out gets the same metadata back. */
+/** Settles a call: see `settlesOnce`. */
 type Settle = (facts: CallFacts, outcome: StreamOutcome) => Promise<GatewayMeta>
 
 /** A provider API call as the HTTP entry hands it over: authenticated, its body (if any) read as bytes. */
@@ -94,11 +94,7 @@ export class Gateway {
   async dispatch(call: GatewayCall): Promise<Response> {
     const { config } = this.deps
     let facts = openCall(call, DISPATCH_ROUTES[call.path].format, this.now(), config.countryHeader)
-    let settled: Promise<GatewayMeta> | undefined
-    const settleOnce: Settle = (known, outcome) => {
-      settled ??= settle(this.settlement, known, outcome)
-      return settled
-    }
+    const settleOnce = this.settlesOnce()
     const route = DISPATCH_ROUTES[call.path]
     try {
       // 1. The call: its body and the fields gw acts on.
@@ -150,19 +146,7 @@ export class Gateway {
 
       // 5. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
       if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
-      if (route.answer === 'raw') {
-        const settledFacts = facts
-        const relayed = relayRaw({
-          upstream: response,
-          clientSignal: call.request.signal,
-          now: this.now,
-          startedAt: facts.startedAt,
-          capture: facts.responseBody,
-          finish: (outcome) => settleOnce(settledFacts, outcome),
-        })
-        passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
-        return withGatewayHeaders(facts, 'success', relayed)
-      }
+      if (route.answer === 'raw') return this.answerRaw(facts, response, call.request.signal, settleOnce)
       if (fields.stream) {
         const settledFacts = facts
         const relayed = relayStream({
@@ -198,11 +182,7 @@ export class Gateway {
     const url = new URL(request.url)
     let facts = openCall({ ...call, path: url.pathname }, provider.format, this.now(), this.deps.config.countryHeader)
     facts = { ...facts, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }
-    let settled: Promise<GatewayMeta> | undefined
-    const settleOnce: Settle = (known, outcome) => {
-      settled ??= settle(this.settlement, known, outcome)
-      return settled
-    }
+    const settleOnce = this.settlesOnce()
     try {
       requireProviderApiScope(facts.principal, provider.name)
       const credentials = await ownCredentials(
@@ -229,20 +209,33 @@ export class Gateway {
         timeoutMs: this.deps.config.upstreamTimeoutMs,
       })
       if (!response.ok) return await this.answerProviderFailure(facts, response, undefined, settleOnce)
-      const settledFacts = facts
-      const relayed = relayRaw({
-        upstream: response,
-        clientSignal: request.signal,
-        now: this.now,
-        startedAt: facts.startedAt,
-        capture: facts.responseBody,
-        finish: (outcome) => settleOnce(settledFacts, outcome),
-      })
-      passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
-      return withGatewayHeaders(facts, 'success', relayed)
+      return this.answerRaw(facts, response, request.signal, settleOnce)
     } catch (error) {
       return this.answerFailure(facts, request.signal.aborted ? clientClosed() : error, settleOnce)
     }
+  }
+
+  /** One call's settlement: the first outcome is the call's; every later way out gets the same metadata back. */
+  private settlesOnce(): Settle {
+    let settled: Promise<GatewayMeta> | undefined
+    return (known, outcome) => {
+      settled ??= settle(this.settlement, known, outcome)
+      return settled
+    }
+  }
+
+  /** The provider's bytes as they come (audio, a file's content), settled when the last has gone out. */
+  private answerRaw(facts: CallFacts, response: Response, clientSignal: AbortSignal, settleOnce: Settle): Response {
+    const relayed = relayRaw({
+      upstream: response,
+      clientSignal,
+      now: this.now,
+      startedAt: facts.startedAt,
+      capture: facts.responseBody,
+      finish: (outcome) => settleOnce(facts, outcome),
+    })
+    passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
+    return withGatewayHeaders(facts, 'success', relayed)
   }
 
   /** When the organisation's setting cannot be read, the stream goes without the frame: the lookup still answers. */
