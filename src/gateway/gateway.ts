@@ -18,6 +18,7 @@ import { type CallFacts, type GatewayCall, openCall } from './call'
 import { DISPATCH_ROUTES, type ProviderApi } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import {
+  asRecord,
   type OrgKeySource,
   type ProviderAdapter,
   type ProviderCredentials,
@@ -76,6 +77,24 @@ export interface ProviderApiCall {
   body?: Uint8Array
   /** What the request log keeps of the body: a note of its type and size. */
   bodyText: string
+}
+
+const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
+
+/**
+ * A message batch (or a page of them) with each `results_url` at gw's own address: the provider's would
+ * take the caller's SDK, with the caller's gw key, to the provider itself.
+ */
+function pointResultsAtGw(text: string, origin: string): string {
+  const payload = asRecord(parseJson(text))
+  if (!payload) return text
+  const batches = Array.isArray(payload.data) ? payload.data : [payload]
+  for (const batch of batches) {
+    const record = asRecord(batch)
+    if (typeof record?.results_url === 'string' && typeof record.id === 'string')
+      record.results_url = `${origin}/v1/messages/batches/${encodeURIComponent(record.id)}/results`
+  }
+  return JSON.stringify(payload)
 }
 
 const UNPRICED_APIS = "files and batches are billed by the provider to the organization's own key; gw does not price them"
@@ -209,6 +228,15 @@ export class Gateway {
         timeoutMs: this.deps.config.upstreamTimeoutMs,
       })
       if (!response.ok) return await this.answerProviderFailure(facts, response, undefined, settleOnce)
+      if (api.kind === 'message_batches' && isJson(response)) {
+        // The SDKs fetch a batch's results from its results_url as it is: it must lead back through gw.
+        const text = pointResultsAtGw(await response.text(), url.origin)
+        facts.responseBody.set(text)
+        await settleOnce(facts, { status: 'success', httpStatus: response.status })
+        const answer = jsonAnswer(text, response.status)
+        passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
+        return withGatewayHeaders(facts, 'success', answer)
+      }
       return this.answerRaw(facts, response, request.signal, settleOnce)
     } catch (error) {
       return this.answerFailure(facts, request.signal.aborted ? clientClosed() : error, settleOnce)

@@ -30,12 +30,68 @@
  * or `anthropic-ratelimit-requests-limit`/`-remaining`). The Responses API streams its own events
  * (response.created ... response.completed); `POST /v1/messages/count_tokens` answers
  * `{input_tokens: fakeTokenCount(body)}`.
+ *
+ * A `multipart/form-data` body is never read as JSON: the fake keeps its bytes as received
+ * (`rawBody`), parses the form, records its text fields as `body` and its file as `file` (name, type,
+ * bytes), and reads directives from the text fields. Every answer below also carries the request id
+ * and rate-limit headers above (Anthropic's on `/v1/messages/batches*`, OpenAI's on the rest).
+ *
+ * Model endpoints (OpenAI):
+ *   POST /v1/images/generations   `{created, data: [{url: FAKE_IMAGE_URL}]}`
+ *   POST /v1/moderations          `{id, model, results: [{flagged: false, categories, category_scores,
+ *                                 category_applied_input_types}]}` (model: the body's, else omni-moderation-latest)
+ *   POST /v1/audio/speech         the bytes of FAKE_SPEECH (1 KiB of every byte value), `content-type:
+ *                                 audio/mpeg` (audio/wav, audio/flac, ... for another `response_format`)
+ *   POST /v1/audio/transcriptions, POST /v1/audio/translations
+ *                                 multipart only (`file` and `model`; else a 400 in OpenAI's shape): `{text}`
+ *                                 with FAKE_TRANSCRIPT or FAKE_TRANSLATION, or the text alone as text/plain for
+ *                                 `response_format` text, srt or vtt
+ *
+ * Provider APIs without a model, kept in memory for the fake's life; they need a key (`authorization:
+ * Bearer ...` for OpenAI, `x-api-key` for Anthropic), else 401 in the provider's shape, and an unknown id
+ * is a 404 in it:
+ *   POST /v1/files (multipart: `file`, `purpose`)  `{id: 'file-<n>', object: 'file', bytes, created_at,
+ *                                 filename, purpose, status: 'processed'}`
+ *   GET /v1/files                 `{object: 'list', data, first_id, last_id, has_more: false}`
+ *   GET /v1/files/{id}            the file object; GET /v1/files/{id}/content its bytes as uploaded
+ *                                 (application/octet-stream); DELETE /v1/files/{id} `{id, object: 'file', deleted: true}`
+ *   POST /v1/batches              `{input_file_id, endpoint, completion_window}` (the file must exist):
+ *                                 `{id: 'batch_<n>', object: 'batch', status: 'validating', request_counts, ...}`
+ *   GET /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/cancel (status 'cancelling')
+ *   POST /v1/messages/batches     `{requests: [{custom_id, params}]}`: `{id: 'msgbatch_<n>', type:
+ *                                 'message_batch', processing_status: 'in_progress', request_counts, ...}`. The
+ *                                 batch is processed at once: every later read says `ended`, with `results_url`
+ *                                 the fake's own absolute URL of its results (as Anthropic's is on
+ *                                 api.anthropic.com), unless it was cancelled (`canceling`, no results)
+ *   GET /v1/messages/batches      `{data, has_more: false, first_id, last_id}`; GET /v1/messages/batches/{id}
+ *   GET /v1/messages/batches/{id}/results  JSONL (application/binary), one line a request: `{custom_id,
+ *                                 result: {type: 'succeeded', message}}`, the message as /v1/messages answers
+ *   POST /v1/messages/batches/{id}/cancel (`canceling`); DELETE /v1/messages/batches/{id}
+ *                                 `{id, type: 'message_batch_deleted'}`
  */
+
+/** A multipart body's file part, as the fake received it. */
+export interface ReceivedFile {
+  /** The form field it came in (`file`). */
+  field: string
+  name: string
+  type: string
+  bytes: Uint8Array
+}
 
 export interface RecordedCall {
   path: string
+  /** GET, POST, DELETE. */
+  method: string
+  /** The query string as received, with its `?`, or ''. */
+  query: string
   headers: Record<string, string>
+  /** A JSON body, parsed; a multipart body's text fields. */
   body: Record<string, unknown>
+  /** A multipart body: its bytes exactly as received. */
+  rawBody?: Uint8Array
+  /** A multipart body's file, when the form could be parsed and had one. */
+  file?: ReceivedFile
   /** The request id the fake answered this call with (`req_fake_<n>`). */
   requestId: string
   /** When the fake received the call (Date.now()). */
@@ -69,6 +125,14 @@ export const FAKE_RATE_LIMIT = { openai: 10_000, anthropic: 4_000 }
 
 /** The messages of the in-band errors `fake:stream-error` sends. */
 export const STREAM_ERROR_MESSAGE = { openai: 'The server had an error while processing your request.', anthropic: 'Overloaded' }
+
+/** Where `POST /v1/images/generations` says each image is. */
+export const FAKE_IMAGE_URL = 'https://fake/image.png'
+/** The audio `POST /v1/audio/speech` answers: 1 KiB holding every byte value (not UTF-8), so any decoding as text shows. */
+export const FAKE_SPEECH = Uint8Array.from({ length: 1024 }, (_, i) => (i * 37 + 11) % 256)
+/** The text `POST /v1/audio/transcriptions` and `/v1/audio/translations` answer. */
+export const FAKE_TRANSCRIPT = 'fake transcript'
+export const FAKE_TRANSLATION = 'fake translation'
 
 /** What `POST /v1/messages/count_tokens` answers for a body: a count that depends only on the conversation. */
 export const fakeTokenCount = (body: Record<string, unknown>): number =>
@@ -486,9 +550,318 @@ function providerHeaders(anthropic: boolean, n: number): Record<string, string> 
   }
 }
 
+/** A request as the fake read it: its directives' text, its body (JSON, or a multipart's text fields), a multipart's bytes and file. */
+interface Received {
+  raw: string
+  body: Record<string, unknown>
+  rawBody?: Uint8Array
+  file?: ReceivedFile
+  /** A multipart body whose form could not be parsed. */
+  unreadable?: boolean
+}
+
+/** Reads a request's body: a multipart form as a form (never as JSON), anything else as JSON, as the fake always has. */
+async function receive(request: Request): Promise<Received> {
+  const contentType = request.headers.get('content-type') ?? ''
+  if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
+    const raw = await request.text()
+    return { raw, body: (JSON.parse(raw || '{}') as Record<string, unknown>) ?? {} }
+  }
+  const rawBody = new Uint8Array(await request.arrayBuffer())
+  const form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData().catch(() => undefined)
+  if (!form) return { raw: '', body: {}, rawBody, unreadable: true }
+  const body: Record<string, string> = {}
+  let file: ReceivedFile | undefined
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') body[field] = value
+    else file ??= { field, name: value.name, type: value.type, bytes: new Uint8Array(await value.arrayBuffer()) }
+  }
+  return { raw: Object.values(body).join('\n'), body, rawBody, file }
+}
+
+const isMessageBatchPath = (path: string) => path === '/v1/messages/batches' || path.startsWith('/v1/messages/batches/')
+
+/** The seconds the fake's objects are stamped with, and the same moments in RFC 3339 for Anthropic's. */
+const CREATED_AT = 1_700_000_000
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
+
+function openaiRefusal(status: number, message: string, param: string | null, headers: Record<string, string>): Response {
+  const code = status === 401 ? 'invalid_api_key' : null
+  return Response.json({ error: { message, type: 'invalid_request_error', param, code } }, { status, headers })
+}
+
+const anthropicRefusal = (status: number, message: string, headers: Record<string, string>): Response =>
+  Response.json({ type: 'error', error: { type: anthropicErrorType(status), message } }, { status, headers })
+
+const MODERATION_CATEGORIES = [
+  'harassment',
+  'harassment/threatening',
+  'hate',
+  'hate/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/instructions',
+  'self-harm/intent',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
+] as const
+
+function moderationAnswer(model: string): unknown {
+  const each = <T>(value: T) => Object.fromEntries(MODERATION_CATEGORIES.map((category) => [category, value]))
+  return {
+    id: 'modr-fake',
+    model,
+    results: [
+      {
+        flagged: false,
+        categories: each(false),
+        category_scores: each(0.0001),
+        category_applied_input_types: each(['text']),
+      },
+    ],
+  }
+}
+
+const SPEECH_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+}
+
+/** The OpenAI model endpoints besides chat, completions, embeddings and responses; undefined for other paths. */
+function modelEndpointAnswer(path: string, call: Received, headers: Record<string, string>): Response | undefined {
+  const { body } = call
+  if (path === '/v1/images/generations')
+    return Response.json({ created: CREATED_AT, data: [{ url: FAKE_IMAGE_URL }] }, { headers })
+  if (path === '/v1/moderations')
+    return Response.json(moderationAnswer(typeof body.model === 'string' ? body.model : 'omni-moderation-latest'), { headers })
+  if (path === '/v1/audio/speech') {
+    const type = SPEECH_TYPES[typeof body.response_format === 'string' ? body.response_format : 'mp3'] ?? 'audio/mpeg'
+    return new Response(FAKE_SPEECH, { headers: { 'content-type': type, ...headers } })
+  }
+  if (path !== '/v1/audio/transcriptions' && path !== '/v1/audio/translations') return undefined
+  if (!call.rawBody) return openaiRefusal(400, 'Invalid Content-Type header, expected multipart/form-data', null, headers)
+  if (call.unreadable) return openaiRefusal(400, 'Could not parse multipart form', null, headers)
+  if (call.file?.field !== 'file') return openaiRefusal(400, "Missing required parameter: 'file'.", 'file', headers)
+  if (typeof body.model !== 'string') return openaiRefusal(400, "Missing required parameter: 'model'.", 'model', headers)
+  const text = path === '/v1/audio/translations' ? FAKE_TRANSLATION : FAKE_TRANSCRIPT
+  const format = typeof body.response_format === 'string' ? body.response_format : 'json'
+  if (format === 'text' || format === 'srt' || format === 'vtt')
+    return new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+  if (format === 'verbose_json')
+    return Response.json(
+      { task: path.slice('/v1/audio/'.length, -1), language: 'english', duration: 1, text, segments: [] },
+      { headers },
+    )
+  return Response.json({ text }, { headers })
+}
+
+interface StoredMessageBatch {
+  requests: Array<{ custom_id: string; model: string }>
+  cancelled: boolean
+}
+
+/** What the fake keeps of files and batches, and how many it has made (for their ids). */
+interface ProviderStore {
+  made: number
+  files: Map<string, { object: Record<string, unknown>; bytes: Uint8Array }>
+  batches: Map<string, Record<string, unknown>>
+  messageBatches: Map<string, StoredMessageBatch>
+}
+
+/** A page of a list in OpenAI's shape. */
+const openaiList = (data: Array<Record<string, unknown>>) => ({
+  object: 'list',
+  data,
+  first_id: data[0]?.id ?? null,
+  last_id: data.at(-1)?.id ?? null,
+  has_more: false,
+})
+
+/** OpenAI's files and batches; undefined for other paths. */
+function openaiProviderApi(
+  store: ProviderStore,
+  method: string,
+  path: string,
+  call: Received,
+  headers: Record<string, string>,
+): Response | undefined {
+  const [, , family, id, action, ...rest] = path.split('/')
+  if (path.split('/')[1] !== 'v1' || (family !== 'files' && family !== 'batches')) return undefined
+  const invalid = () => openaiRefusal(404, `Invalid URL (${method} ${path})`, null, headers)
+  if (rest.length > 0) return invalid()
+  if (family === 'files') {
+    if (id === undefined) {
+      if (method === 'GET') return Response.json(openaiList([...store.files.values()].map((f) => f.object)), { headers })
+      if (method !== 'POST') return invalid()
+      if (!call.rawBody) return openaiRefusal(400, 'Invalid Content-Type header, expected multipart/form-data', null, headers)
+      if (call.unreadable) return openaiRefusal(400, 'Could not parse multipart form', null, headers)
+      if (call.file?.field !== 'file') return openaiRefusal(400, "Missing required parameter: 'file'.", 'file', headers)
+      if (typeof call.body.purpose !== 'string')
+        return openaiRefusal(400, "Missing required parameter: 'purpose'.", 'purpose', headers)
+      store.made += 1
+      const object = {
+        id: `file-${store.made}`,
+        object: 'file',
+        bytes: call.file.bytes.byteLength,
+        created_at: CREATED_AT,
+        filename: call.file.name,
+        purpose: call.body.purpose,
+        status: 'processed',
+      }
+      store.files.set(object.id, { object, bytes: call.file.bytes })
+      return Response.json(object, { headers })
+    }
+    const stored = store.files.get(id)
+    if (!stored) return openaiRefusal(404, `No such File object: ${id}`, 'id', headers)
+    if (action === 'content' && method === 'GET')
+      return new Response(stored.bytes, { headers: { 'content-type': 'application/octet-stream', ...headers } })
+    if (action !== undefined) return invalid()
+    if (method === 'GET') return Response.json(stored.object, { headers })
+    if (method !== 'DELETE') return invalid()
+    store.files.delete(id)
+    return Response.json({ id, object: 'file', deleted: true }, { headers })
+  }
+  if (id === undefined) {
+    if (method === 'GET') return Response.json(openaiList([...store.batches.values()]), { headers })
+    if (method !== 'POST') return invalid()
+    const { input_file_id: fileId, endpoint, completion_window: window } = call.body
+    for (const [name, value] of Object.entries({ input_file_id: fileId, endpoint, completion_window: window }))
+      if (typeof value !== 'string') return openaiRefusal(400, `Missing required parameter: '${name}'.`, name, headers)
+    const input = store.files.get(fileId as string)
+    if (!input) return openaiRefusal(400, `Invalid 'input_file_id': no such file ${String(fileId)}`, 'input_file_id', headers)
+    store.made += 1
+    const total = new TextDecoder()
+      .decode(input.bytes)
+      .split('\n')
+      .filter((line) => line.trim() !== '').length
+    const batch = {
+      id: `batch_${store.made}`,
+      object: 'batch',
+      endpoint,
+      input_file_id: fileId,
+      completion_window: window,
+      status: 'validating',
+      created_at: CREATED_AT,
+      expires_at: CREATED_AT + 86_400,
+      request_counts: { total, completed: 0, failed: 0 },
+      metadata: isRecord(call.body.metadata) ? call.body.metadata : null,
+    }
+    store.batches.set(batch.id, batch)
+    return Response.json(batch, { headers })
+  }
+  const batch = store.batches.get(id)
+  if (!batch) return openaiRefusal(404, `No batch found with id '${id}'.`, null, headers)
+  if (action === undefined && method === 'GET') return Response.json(batch, { headers })
+  if (action !== 'cancel' || method !== 'POST') return invalid()
+  Object.assign(batch, { status: 'cancelling', cancelling_at: CREATED_AT + 1 })
+  return Response.json(batch, { headers })
+}
+
+const NO_DIRECTIVES = directives('')
+
+/** A message batch as Anthropic shows it: in progress when created, ended (or canceling) on every later read. */
+function messageBatchView(origin: string, id: string, batch: StoredMessageBatch, justCreated = false) {
+  const status = justCreated ? 'in_progress' : batch.cancelled ? 'canceling' : 'ended'
+  const count = batch.requests.length
+  const ended = status === 'ended'
+  return {
+    id,
+    type: 'message_batch',
+    processing_status: status,
+    request_counts: { processing: ended ? 0 : count, succeeded: ended ? count : 0, errored: 0, canceled: 0, expired: 0 },
+    ended_at: ended ? iso(CREATED_AT + 60) : null,
+    created_at: iso(CREATED_AT),
+    expires_at: iso(CREATED_AT + 86_400),
+    archived_at: null,
+    cancel_initiated_at: batch.cancelled ? iso(CREATED_AT + 1) : null,
+    results_url: ended ? `${origin}/v1/messages/batches/${id}/results` : null,
+  }
+}
+
+/** Anthropic's message batches; undefined for other paths. */
+function anthropicProviderApi(
+  store: ProviderStore,
+  origin: string,
+  method: string,
+  path: string,
+  call: Received,
+  headers: Record<string, string>,
+): Response | undefined {
+  if (!isMessageBatchPath(path)) return undefined
+  const [id, action, ...rest] = path.slice('/v1/messages/batches/'.length).split('/')
+  const invalid = () => anthropicRefusal(404, `Not found: ${method} ${path}`, headers)
+  if (rest.length > 0) return invalid()
+  if (path === '/v1/messages/batches') {
+    if (method === 'GET') {
+      const data = [...store.messageBatches].map(([key, batch]) => messageBatchView(origin, key, batch))
+      return Response.json(
+        { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null },
+        { headers },
+      )
+    }
+    if (method !== 'POST') return invalid()
+    const requests = Array.isArray(call.body.requests) ? call.body.requests : []
+    const valid = requests.every((r) => isRecord(r) && typeof r.custom_id === 'string' && isRecord(r.params))
+    if (requests.length === 0 || !valid)
+      return anthropicRefusal(400, 'requests: a non-empty list of {custom_id, params} is required', headers)
+    store.made += 1
+    const batchId = `msgbatch_${store.made}`
+    const batch: StoredMessageBatch = {
+      requests: requests.map((r) => {
+        const { custom_id, params } = r as { custom_id: string; params: Record<string, unknown> }
+        return { custom_id, model: typeof params.model === 'string' ? params.model : 'unknown' }
+      }),
+      cancelled: false,
+    }
+    store.messageBatches.set(batchId, batch)
+    return Response.json(messageBatchView(origin, batchId, batch, true), { headers })
+  }
+  const batch = id === undefined ? undefined : store.messageBatches.get(id)
+  if (id === undefined || !batch) return anthropicRefusal(404, `No message batch found with id ${id}`, headers)
+  if (action === undefined && method === 'GET') return Response.json(messageBatchView(origin, id, batch), { headers })
+  if (action === undefined && method === 'DELETE') {
+    store.messageBatches.delete(id)
+    return Response.json({ id, type: 'message_batch_deleted' }, { headers })
+  }
+  if (action === 'cancel' && method === 'POST') {
+    batch.cancelled = true
+    return Response.json(messageBatchView(origin, id, batch), { headers })
+  }
+  if (action !== 'results' || method !== 'GET') return invalid()
+  if (batch.cancelled) return anthropicRefusal(404, `Message batch ${id} has no results: it was cancelled`, headers)
+  const lines = batch.requests.map(({ custom_id, model }, i) =>
+    JSON.stringify({
+      custom_id,
+      result: {
+        type: 'succeeded',
+        message: { ...(anthropicAnswer(model, NO_DIRECTIVES) as object), id: `msg_fake_batch_${i + 1}` },
+      },
+    }),
+  )
+  // The SDK asks for application/binary and reads the bytes as JSONL whatever their type.
+  return new Response(`${lines.join('\n')}\n`, { headers: { 'content-type': 'application/binary', ...headers } })
+}
+
+/** The provider APIs that need the caller's own key: OpenAI's files and batches, Anthropic's message batches. */
+const needsKey = (path: string) => isMessageBatchPath(path) || /^\/v1\/(files|batches)(\/|$)/.test(path)
+
+function missingKey(anthropic: boolean, headers: Headers): boolean {
+  if (anthropic) return !headers.get('x-api-key')
+  return !/^Bearer \S+/.test(headers.get('authorization') ?? '')
+}
+
 export async function startFakeProvider(): Promise<FakeProvider> {
   const calls: RecordedCall[] = []
   const state = { cancelledStreams: 0 }
+  const store: ProviderStore = { made: 0, files: new Map(), batches: new Map(), messageBatches: new Map() }
+  let origin = ''
 
   const stream = (frames: Uint8Array[], d: Directives, signal: AbortSignal, headers: Record<string, string>) =>
     new Response(
@@ -520,20 +893,29 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url)
-      const raw = await request.text()
-      const body = (JSON.parse(raw || '{}') as Record<string, unknown>) ?? {}
+      const received = await receive(request)
+      const { raw, body } = received
       const n = calls.length + 1
       calls.push({
         path: url.pathname,
+        method: request.method,
+        query: url.search,
         headers: Object.fromEntries(request.headers),
         body,
+        ...(received.rawBody ? { rawBody: received.rawBody } : {}),
+        ...(received.file ? { file: received.file } : {}),
         requestId: `req_fake_${n}`,
         receivedAt: Date.now(),
       })
       const parsed = directives(raw)
       const d = { ...parsed, tools: parsed.tools || (parsed.toolsOnce && !hasToolResult(url.pathname, body)) }
-      const anthropic = url.pathname === '/v1/messages' || url.pathname === '/v1/messages/count_tokens'
+      const anthropic =
+        url.pathname === '/v1/messages' || url.pathname === '/v1/messages/count_tokens' || isMessageBatchPath(url.pathname)
       const headers = providerHeaders(anthropic, n)
+      if (needsKey(url.pathname) && missingKey(anthropic, request.headers))
+        return anthropic
+          ? anthropicRefusal(401, 'x-api-key header is required', headers)
+          : openaiRefusal(401, 'You did not provide an API key.', null, headers)
       const model = typeof body.model === 'string' ? body.model : 'unknown'
       if (d.hang) {
         await new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve(), { once: true }))
@@ -546,6 +928,11 @@ export async function startFakeProvider(): Promise<FakeProvider> {
           d.error,
           d.retryAfter === undefined ? headers : { ...headers, 'retry-after': String(d.retryAfter) },
         )
+      const answered =
+        modelEndpointAnswer(url.pathname, received, headers) ??
+        openaiProviderApi(store, request.method, url.pathname, received, headers) ??
+        anthropicProviderApi(store, origin, request.method, url.pathname, received, headers)
+      if (answered) return answered
       if (url.pathname === '/v1/messages/count_tokens') return Response.json({ input_tokens: fakeTokenCount(body) }, { headers })
       if (body.stream === true) {
         const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
@@ -567,6 +954,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     },
   })
   const url = `http://127.0.0.1:${server.port}`
+  origin = url
   return {
     url,
     openaiBaseUrl: `${url}/v1`,

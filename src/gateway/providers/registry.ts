@@ -15,7 +15,11 @@ export const PROVIDERS: Record<ProviderName, ProviderAdapter> = {
  */
 const MODEL_FAMILIES: ReadonlyArray<{ pattern: RegExp; provider: ProviderName }> = [
   { pattern: /^claude-/, provider: 'anthropic' },
-  { pattern: /^(gpt-|chatgpt-|o[1-9](-|$)|text-embedding-|davinci-|babbage-|omni-moderation-|codex-)/, provider: 'openai' },
+  {
+    pattern:
+      /^(gpt-|chatgpt-|o[1-9](-|$)|text-embedding-|davinci-|babbage-|omni-moderation-|text-moderation-|codex-|dall-e-|tts-|whisper-)/,
+    provider: 'openai',
+  },
 ]
 
 export interface ResolvedModel {

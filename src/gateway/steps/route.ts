@@ -79,9 +79,8 @@ async function outgoingMultipart(
   multipart.form.set('model', model)
   // The cast is between two declarations of the web FormData (undici's, which formData() is typed with, and the DOM's).
   const rewritten = new Response(multipart.form as unknown as ConstructorParameters<typeof Response>[0])
-  return {
-    payload: new Uint8Array(await rewritten.arrayBuffer()),
-    contentType: rewritten.headers.get('content-type') ?? multipart.contentType,
-    callerAskedForUsage: false,
-  }
+  // Read before the body: Bun forgets a FormData body's content type (and its boundary) once it is read.
+  const contentType = rewritten.headers.get('content-type')
+  if (!contentType) throw new Error('a rewritten form has no content type')
+  return { payload: new Uint8Array(await rewritten.arrayBuffer()), contentType, callerAskedForUsage: false }
 }
