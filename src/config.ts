@@ -53,6 +53,10 @@ const VARIABLES = {
     allowed: 'on or off (per-user traffic views, spec 4.5)',
     fallback: 'on',
   },
+  GW_PUBLIC_URL: {
+    schema: URL_OF('http|https'),
+    allowed: "http(s)://... : the address callers reach gw at, when a proxy in front of it changes the scheme or host",
+  },
   GW_COUNTRY_HEADER: {
     schema: Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
     allowed:
@@ -86,6 +90,8 @@ export interface Config {
   maxBodyBytes: number
   usersFeature: boolean
   countryHeader?: string
+  /** Where callers reach gw (GW_PUBLIC_URL): the links gw hands out point there. */
+  publicUrl?: string
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
   providers: {
@@ -148,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),
     usersFeature: required(env, 'GW_USERS_FEATURE') === 'on',
     countryHeader: read(env, 'GW_COUNTRY_HEADER')?.toLowerCase(),
+    publicUrl: read(env, 'GW_PUBLIC_URL')?.replace(/\/+$/, ''),
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
     providers: {

@@ -199,6 +199,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
         metaTtlSeconds: config.metaTtlSeconds,
         upstreamTimeoutMs: config.upstreamTimeoutSeconds * 1000,
         countryHeader: config.countryHeader,
+        publicUrl: config.publicUrl,
       },
     },
     async close() {

@@ -42,6 +42,10 @@ describe('configuration from the environment', () => {
     })
   })
 
+  test('GW_PUBLIC_URL is kept without a trailing slash', () => {
+    expect(loadConfig({ GW_PUBLIC_URL: 'https://gw.example.com/' }).publicUrl).toBe('https://gw.example.com')
+  })
+
   test('sqlite: URLs name a file', () => {
     expect(loadConfig({ GW_DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' })
   })
@@ -56,6 +60,7 @@ describe('configuration from the environment', () => {
     ['GW_GLOBAL_RATE_LIMIT', '1000', '<requests>/<seconds>'],
     ['GW_LOG_LEVEL', 'loud', 'debug, info, warn or error'],
     ['GW_COUNTRY_HEADER', 'x country', 'request header'],
+    ['GW_PUBLIC_URL', 'gw.example.com', 'http(s)://'],
   ]
   for (const [variable, value, allowed] of bad) {
     test(`${variable}=${value} is refused, naming the variable and what is allowed`, () => {

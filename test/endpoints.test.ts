@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI, { type ClientOptions, toFile, toStreamingFile } from 'openai'
+import { pointResultsAtGw } from '../src/gateway/steps/results-url'
 import {
   ANTHROPIC_TEXT,
   FAKE_IMAGE_URL,
@@ -693,5 +694,33 @@ describe('security', () => {
       expect((await lookup(owner.apiKey)).status).toBe(200)
       expect((await lookup(other.apiKey)).status).toBe(404)
     }
+  })
+})
+
+describe("a message batch's results_url", () => {
+  test('is rewritten to the given origin (GW_PUBLIC_URL, or the address the call came to), one batch or a page', () => {
+    const one = JSON.parse(
+      pointResultsAtGw(
+        JSON.stringify({ id: 'msgbatch_1', results_url: 'https://api.anthropic.com/x' }),
+        'https://gw.example.com',
+      ),
+    )
+    expect(one.results_url).toBe('https://gw.example.com/v1/messages/batches/msgbatch_1/results')
+    const page = JSON.parse(
+      pointResultsAtGw(
+        JSON.stringify({
+          data: [
+            { id: 'a b', results_url: 'https://p/x' },
+            { id: 'c', results_url: null },
+          ],
+        }),
+        'http://gw',
+      ),
+    )
+    expect(page.data.map((b: { results_url: string | null }) => b.results_url)).toEqual([
+      'http://gw/v1/messages/batches/a%20b/results',
+      null,
+    ])
+    expect(pointResultsAtGw('not json', 'http://gw')).toBe('not json')
   })
 })

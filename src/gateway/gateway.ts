@@ -18,7 +18,6 @@ import { type CallFacts, type GatewayCall, openCall } from './call'
 import { DISPATCH_ROUTES, type ProviderApi } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
 import {
-  asRecord,
   type OrgKeySource,
   type ProviderAdapter,
   type ProviderCredentials,
@@ -33,6 +32,7 @@ import { chooseCredentials, ownCredentials, requireProviderApiScope } from './st
 import { readJsonCall, readMultipartCall } from './steps/read-call'
 import { relayRaw, relayStream, type StreamOutcome } from './steps/relay'
 import { jsonAnswer, withGatewayHeaders } from './steps/respond'
+import { pointResultsAtGw } from './steps/results-url'
 import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
 import { callProvider, clientClosed, passProviderHeaders, readProviderFailure } from './steps/upstream'
@@ -46,6 +46,8 @@ export interface GatewayConfig {
   upstreamTimeoutMs: number
   /** The request header a trusted proxy in front of gw sets to the caller's country (GW_COUNTRY_HEADER). */
   countryHeader?: string
+  /** Where callers reach gw (GW_PUBLIC_URL), for links gw hands out; the address a call came to when absent. */
+  publicUrl?: string
 }
 
 /** What the gateway reads of an organisation's settings on a call (the settings service caches them). */
@@ -80,22 +82,6 @@ export interface ProviderApiCall {
 }
 
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
-
-/**
- * A message batch (or a page of them) with each `results_url` at gw's own address: the provider's would
- * take the caller's SDK, with the caller's gw key, to the provider itself.
- */
-function pointResultsAtGw(text: string, origin: string): string {
-  const payload = asRecord(parseJson(text))
-  if (!payload) return text
-  const batches = Array.isArray(payload.data) ? payload.data : [payload]
-  for (const batch of batches) {
-    const record = asRecord(batch)
-    if (typeof record?.results_url === 'string' && typeof record.id === 'string')
-      record.results_url = `${origin}/v1/messages/batches/${encodeURIComponent(record.id)}/results`
-  }
-  return JSON.stringify(payload)
-}
 
 const UNPRICED_APIS = "files and batches are billed by the provider to the organization's own key; gw does not price them"
 
@@ -230,7 +216,7 @@ export class Gateway {
       if (!response.ok) return await this.answerProviderFailure(facts, response, undefined, settleOnce)
       if (api.kind === 'message_batches' && isJson(response)) {
         // The SDKs fetch a batch's results from its results_url as it is: it must lead back through gw.
-        const text = pointResultsAtGw(await response.text(), url.origin)
+        const text = pointResultsAtGw(await response.text(), this.deps.config.publicUrl ?? url.origin)
         facts.responseBody.set(text)
         await settleOnce(facts, { status: 'success', httpStatus: response.status })
         const answer = jsonAnswer(text, response.status)
