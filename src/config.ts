@@ -55,7 +55,7 @@ const VARIABLES = {
   },
   GW_PUBLIC_URL: {
     schema: URL_OF('http|https'),
-    allowed: "http(s)://... : the address callers reach gw at, when a proxy in front of it changes the scheme or host",
+    allowed: 'http(s)://... : the address callers reach gw at, when a proxy in front of it changes the scheme or host',
   },
   GW_COUNTRY_HEADER: {
     schema: Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
