@@ -1,11 +1,21 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect } from 'bun:test'
 import type Redis from 'ioredis'
 import type { Decision } from '../src/limits/algorithms'
 import { FailoverLimiterStore } from '../src/limits/failover-store'
 import { RedisLimiterStore } from '../src/limits/redis-store'
 import { type Check, type LimiterStore, MemoryLimiterStore } from '../src/limits/store'
 import { CircuitBreaker } from '../src/util/breaker'
-import { expectBetween, lazyClient, manualClock, RedisPool, redisClock, redisUrl, type StoreClock } from './support/contract'
+import {
+  contractTestOf,
+  expectBetween,
+  lazyClient,
+  manualClock,
+  type Phase,
+  RedisPool,
+  redisClock,
+  redisUrl,
+  type StoreClock,
+} from './support/contract'
 
 /**
  * The limiter store's contract (spec 8, docs/decisions.md "Rate limiting"), the same for every
@@ -169,33 +179,10 @@ async function timed<T>(clock: StoreClock, work: () => Promise<T>): Promise<{ va
   return { value, from, to: await clock.now() }
 }
 
-/**
- * Each subject's tests in two phases: first what happens at once, subject after subject; then, side by
- * side for every subject, what waits on the implementation's clock (on Redis, real time). So the waits
- * overlap, and no burst of another test delays the instants a waiting test has chosen.
- */
-type Phase = 'at once' | 'over time'
-
 function limiterStoreContract(subject: LimiterSubject, phase: Phase): void {
   const title = `limiter store contract: ${subject.name}${phase === 'over time' ? ', over time' : ''}`
   describe.skipIf(!subject.runs)(title, () => {
-    /** A test on a fresh instance (keys and, in process, a clock of its own), checked afterwards for what it cannot see itself. */
-    const contractTest = (
-      name: string,
-      body: (instance: LimiterInstance) => Promise<void>,
-      options: { waits?: boolean; sharedOnly?: boolean } = {},
-    ) => {
-      if ((options.waits === true) !== (phase === 'over time')) return
-      // What only a shared store promises is not asked of one that is not.
-      if (options.sharedOnly === true && !subject.shared) return
-      const plain = test
-      const runner = options.waits ? plain.concurrent : plain
-      runner(name, async () => {
-        const instance = subject.open()
-        await body(instance)
-        instance.verify()
-      })
-    }
+    const contractTest = contractTestOf(subject, phase)
 
     contractTest(
       'decide answers one decision per check, in the order given, each with its own limit; no checks, no decisions',

@@ -1,8 +1,17 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect } from 'bun:test'
 import type Redis from 'ioredis'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore, type StoredMeta } from '../src/gateway/meta/store'
 import { CircuitBreaker } from '../src/util/breaker'
-import { lazyClient, manualClock, RedisPool, redisClock, redisUrl, type StoreClock } from './support/contract'
+import {
+  contractTestOf,
+  lazyClient,
+  manualClock,
+  type Phase,
+  RedisPool,
+  redisClock,
+  redisUrl,
+  type StoreClock,
+} from './support/contract'
 
 /**
  * The metadata store's contract (spec 4.2), the same for every implementation: in process always,
@@ -165,32 +174,10 @@ const full = (requestId: string, orgId = 'org-a'): StoredMeta => ({
 
 const uuid = () => crypto.randomUUID()
 
-/**
- * Each subject's tests in two phases: first what happens at once, subject after subject; then, side by
- * side for every subject, what waits on the implementation's clock (on Redis, real time), so the waits overlap.
- */
-type Phase = 'at once' | 'over time'
-
 function metaStoreContract(subject: MetaSubject, phase: Phase): void {
   const title = `metadata store contract: ${subject.name}${phase === 'over time' ? ', over time' : ''}`
   describe.skipIf(!subject.runs)(title, () => {
-    /** A test on a fresh instance (its own namespace and, in process, its own clock), checked afterwards for what it cannot see itself. */
-    const contractTest = (
-      name: string,
-      body: (instance: MetaInstance) => Promise<void>,
-      options: { waits?: boolean; sharedOnly?: boolean } = {},
-    ) => {
-      if ((options.waits === true) !== (phase === 'over time')) return
-      // What only a shared store promises is not asked of one that is not.
-      if (options.sharedOnly === true && !subject.shared) return
-      const plain = test
-      const runner = options.waits ? plain.concurrent : plain
-      runner(name, async () => {
-        const instance = subject.open()
-        await body(instance)
-        instance.verify()
-      })
-    }
+    const contractTest = contractTestOf(subject, phase)
 
     contractTest('put then get answers the entry as it was put: its owner and every field', async ({ store }) => {
       const entries = [full(uuid(), 'org-full'), bare(uuid(), 'org-bare')]

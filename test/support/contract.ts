@@ -1,4 +1,4 @@
-import { expect } from 'bun:test'
+import { expect, test } from 'bun:test'
 import Redis from 'ioredis'
 import { serviceUrl } from './services'
 
@@ -142,4 +142,31 @@ export function expectBetween(value: number, low: number, high: number): void {
   }
   expect(value).toBeGreaterThanOrEqual(Math.min(low, high))
   expect(value).toBeLessThanOrEqual(Math.max(low, high))
+}
+
+/**
+ * Each subject's tests in two phases: first what happens at once, subject after subject; then, side by
+ * side for every subject, what waits on the implementation's clock (on Redis, real time). So the waits
+ * overlap, and no burst of another test delays the instants a waiting test has chosen.
+ */
+export type Phase = 'at once' | 'over time'
+
+/**
+ * The contract test of one subject in one phase: a test on a fresh instance, checked afterwards for
+ * what it cannot see itself. What only a shared implementation promises is not asked of one that is not.
+ */
+export function contractTestOf<Instance extends { verify(): void }>(
+  subject: { shared: boolean; open(): Instance },
+  phase: Phase,
+) {
+  return (name: string, body: (instance: Instance) => Promise<void>, options: { waits?: boolean; sharedOnly?: boolean } = {}) => {
+    if ((options.waits === true) !== (phase === 'over time')) return
+    if (options.sharedOnly === true && !subject.shared) return
+    const runner = options.waits ? test.concurrent : test
+    runner(name, async () => {
+      const instance = subject.open()
+      await body(instance)
+      instance.verify()
+    })
+  }
 }
