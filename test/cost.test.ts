@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { costNano, estimateNano, nanoToUsd, priceFor } from '../src/money/cost'
 import { type ModelPrice, PRICE_TABLE, type TokenRates } from '../src/money/prices'
+import { UNIT_PRICES, unitPriceFor, unitsCostNano } from '../src/money/unit-prices'
 import type { Usage } from '../src/money/usage'
 
 const usage = (partial: Partial<Usage>): Usage => ({
@@ -204,5 +205,26 @@ describe('PRICE_TABLE', () => {
     for (const row of PRICE_TABLE) {
       for (const id of [row.model, ...(row.aliases ?? [])]) expect(priceFor(row.provider, id)).toBe(row)
     }
+  })
+})
+
+describe('UNIT_PRICES', () => {
+  test('every row has a positive integer price, an https source on the provider, a real ISO date, and is listed once', () => {
+    for (const row of UNIT_PRICES) {
+      expect(Number.isSafeInteger(row.nanoPerUnit) && row.nanoPerUnit > 0).toBe(true)
+      expect(row.source).toStartWith('https://developers.openai.com/')
+      expect(new Date(`${row.asOf}T00:00:00Z`).toISOString().slice(0, 10)).toBe(row.asOf)
+    }
+    expect(new Set(UNIT_PRICES.map((r) => `${r.provider}/${r.model}`)).size).toBe(UNIT_PRICES.length)
+  })
+
+  test('seconds are billed by each one started; characters as counted', () => {
+    const whisper = unitPriceFor('openai', 'whisper-1')
+    const tts = unitPriceFor('openai', 'tts-1')
+    if (!whisper || !tts) throw new Error('rows missing')
+    expect(unitsCostNano(whisper, 60)).toBe(6_000_000) // $0.006 a minute
+    expect(unitsCostNano(whisper, 1.2)).toBe(200_000)
+    expect(unitsCostNano(tts, 1_000_000)).toBe(15_000_000_000) // $15 a million characters
+    expect(unitPriceFor('openai', 'gpt-4o')).toBeUndefined()
   })
 })

@@ -724,3 +724,35 @@ describe("a message batch's results_url", () => {
     expect(pointResultsAtGw('not json', 'http://gw')).toBe('not json')
   })
 })
+
+describe('audio is priced by what it is billed by', () => {
+  test('speech: tts-1 at $15 and tts-1-hd at $30 per million characters, estimated and costed alike', async () => {
+    const input = 'héllo wörld 🚀' // 13 characters: an emoji is one
+    for (const [model, nano] of [
+      ['tts-1', 15_000],
+      ['tts-1-hd', 30_000],
+    ] as const) {
+      const response = await openai.audio.speech.create({ model, voice: 'alloy', input })
+      await response.arrayBuffer()
+      expect(await recordOf(ptbOrg, response)).toMatchObject({
+        costNano: 13 * nano,
+        estimatedCostNano: 13 * nano,
+        costNote: null,
+      })
+    }
+  })
+
+  test('transcription: whisper-1 by the second of audio its verbose_json reports; without a duration, no cost and why', async () => {
+    const { response: verbose } = await openai.audio.transcriptions
+      .create({ file: await audioFile(), model: 'whisper-1', response_format: 'verbose_json' })
+      .withResponse()
+    // The fake reports 1 second: $0.006 a minute is 100,000 nano-USD a second.
+    expect(await recordOf(ptbOrg, verbose)).toMatchObject({ costNano: 100_000, costNote: null })
+    const { response: plain } = await openai.audio.transcriptions
+      .create({ file: await audioFile(), model: 'whisper-1' })
+      .withResponse()
+    const record = await recordOf(ptbOrg, plain)
+    expect(record.costNano).toBeNull()
+    expect(record.costNote).toContain('verbose_json')
+  })
+})

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal'
 import type { LimitVerdict } from '../limits/limiter'
 import type { ModelPrice } from '../money/prices'
+import type { UnitPrice } from '../money/unit-prices'
 import type { DispatchPath } from './dispatch-routes'
 import type { WireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
@@ -44,6 +45,8 @@ export interface CallFacts {
   readonly mode: 'passthrough' | 'translated'
   readonly translationWarning?: string
   readonly price?: ModelPrice
+  /** The price of a model billed by the character or the second, instead of by tokens. */
+  readonly unitPrice?: UnitPrice
   readonly estimatedCostNano?: number
   /** Billed to the organisation's credits: the call runs on the operator's provider key. */
   readonly ptb: boolean

@@ -19,6 +19,8 @@ interface DispatchRoute {
   answer: AnswerKind
   /** The model when the body names none (OpenAI's moderations take it as optional). */
   defaultModel?: string
+  /** What a unit-priced model bills by: the characters of the body's `input`, or the seconds of audio the answer reports. */
+  measure?: 'input-characters' | 'audio-seconds'
   summary: string
 }
 
@@ -58,17 +60,25 @@ export const DISPATCH_ROUTES = {
     defaultModel: 'omni-moderation-latest',
     summary: 'Moderation of text or images (OpenAI)',
   },
-  '/v1/audio/speech': { ...openaiModel, body: 'json', answer: 'raw', summary: 'Speech from text (OpenAI): the audio bytes' },
+  '/v1/audio/speech': {
+    ...openaiModel,
+    body: 'json',
+    answer: 'raw',
+    measure: 'input-characters',
+    summary: 'Speech from text (OpenAI): the audio bytes',
+  },
   '/v1/audio/transcriptions': {
     ...openaiModel,
     body: 'multipart',
     answer: 'raw',
+    measure: 'audio-seconds',
     summary: 'Text from audio (OpenAI, multipart upload)',
   },
   '/v1/audio/translations': {
     ...openaiModel,
     body: 'multipart',
     answer: 'raw',
+    measure: 'audio-seconds',
     summary: 'English text from audio (OpenAI, multipart upload)',
   },
 } as const satisfies Record<string, DispatchRoute>

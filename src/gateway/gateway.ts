@@ -35,6 +35,7 @@ import { jsonAnswer, withGatewayHeaders } from './steps/respond'
 import { pointResultsAtGw } from './steps/results-url'
 import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
+import { unitEstimate, unitMeasure } from './steps/units'
 import { callProvider, clientClosed, passProviderHeaders, readProviderFailure } from './steps/upstream'
 import { failureBody } from './translate/errors'
 import { type Translation, translationBetween } from './translate/pairs'
@@ -131,6 +132,8 @@ export class Gateway {
         model,
       )
       facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing, route.priced) }
+      const units = unitMeasure('measure' in route ? route.measure : undefined, provider.name, model, read.body)
+      if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units) }
       const limit = await checkLimits(this.deps.limiter, facts)
       facts = { ...facts, limit }
       if (!limit.allowed) throw rateLimited(limit)
@@ -151,7 +154,7 @@ export class Gateway {
 
       // 5. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
       if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
-      if (route.answer === 'raw') return this.answerRaw(facts, response, call.request.signal, settleOnce)
+      if (route.answer === 'raw') return this.answerRaw(facts, response, call.request.signal, settleOnce, units?.unitsOf)
       if (fields.stream) {
         const settledFacts = facts
         const relayed = relayStream({
@@ -239,10 +242,17 @@ export class Gateway {
   }
 
   /** The provider's bytes as they come (audio, a file's content), settled when the last has gone out. */
-  private answerRaw(facts: CallFacts, response: Response, clientSignal: AbortSignal, settleOnce: Settle): Response {
+  private answerRaw(
+    facts: CallFacts,
+    response: Response,
+    clientSignal: AbortSignal,
+    settleOnce: Settle,
+    unitsOf?: (answerText: string) => number | undefined,
+  ): Response {
     const relayed = relayRaw({
       upstream: response,
       clientSignal,
+      unitsOf,
       now: this.now,
       startedAt: facts.startedAt,
       capture: facts.responseBody,

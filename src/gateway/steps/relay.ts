@@ -15,6 +15,8 @@ export interface StreamOutcome {
   error?: string
   /** What the answer held that the caller's format cannot carry, found while translating it. */
   dropped?: string[]
+  /** For a model billed by the character or the second: how many. */
+  units?: number
 }
 
 export interface RelayOptions {
@@ -163,10 +165,15 @@ export interface RawRelayOptions {
   clientSignal: AbortSignal
   now: () => number
   startedAt: number
-  /** Keeps a note of what was sent (its type and size): the bytes are audio or text the log has no use for. */
+  /** Keeps what was sent: text as it is (bounded), audio and other bytes as a note of their type and size. */
   capture: BodyCapture
+  /** How many billed units the answer stands for, read from its text (a transcript's duration), or known before. */
+  unitsOf?: (answerText: string) => number | undefined
   finish(outcome: StreamOutcome): Promise<GatewayMeta>
 }
+
+/** Answers whose bytes are text the request log can keep (and a transcript's duration can be read from). */
+const TEXT_ANSWER = /^(application\/json|text\/)/
 
 /**
  * Passes a provider's answer through as its bytes arrive (speech, transcripts in any format), never
@@ -180,10 +187,17 @@ export function relayRaw(options: RawRelayOptions): Response {
   let bytes = 0
   let firstByteAt: number | undefined
   let finished = false
+  const keepsText = TEXT_ANSWER.test(contentType)
   const finish = (outcome: Omit<StreamOutcome, 'timeToFirstTokenMs'>) => {
     finished = true
-    capture.set(`[${contentType}, ${bytes} bytes]`)
-    return options.finish({ ...outcome, timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt })
+    const text = keepsText ? capture.text() : ''
+    if (!keepsText) capture.set(`[${contentType}, ${bytes} bytes]`)
+    const units = outcome.status === 'success' ? options.unitsOf?.(text) : undefined
+    return options.finish({
+      ...outcome,
+      ...(units !== undefined ? { units } : {}),
+      timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt,
+    })
   }
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -192,6 +206,7 @@ export function relayRaw(options: RawRelayOptions): Response {
         if (!read.done) {
           firstByteAt ??= now()
           bytes += read.value.byteLength
+          if (keepsText) capture.append(read.value)
           controller.enqueue(read.value)
           return
         }

@@ -1,6 +1,7 @@
 import type { RateLimiter } from '../../limits/limiter'
 import type { Logger } from '../../log'
 import { costNano, nanoToUsd } from '../../money/cost'
+import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
 import type { RequestRecord } from '../../store/repositories/requests'
 import type { CallFacts } from '../call'
@@ -26,6 +27,8 @@ export interface SettlementDeps {
 function costNote(facts: CallFacts, usage: Usage | undefined): string | null {
   if (!facts.dispatched) return 'not dispatched'
   if (facts.unpriced) return facts.unpriced
+  if (facts.unitPrice)
+    return `${facts.model} is billed by the ${facts.unitPrice.unit}, and the answer did not say how many (a transcription says its duration with response_format verbose_json)`
   if (facts.price === undefined) return `no price known for ${facts.provider} model ${facts.model}`
   if (usage === undefined) return 'the provider reported no usage'
   return null
@@ -84,7 +87,13 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     ? { ...known, translationWarning: warningWith(known.translationWarning, outcome.dropped) }
     : known
   const { principal } = facts
-  const cost = facts.price && outcome.usage ? costNano(facts.price, outcome.usage) : undefined
+  const cost = facts.unitPrice
+    ? outcome.units === undefined
+      ? undefined
+      : unitsCostNano(facts.unitPrice, outcome.units)
+    : facts.price && outcome.usage
+      ? costNano(facts.price, outcome.usage)
+      : undefined
   if (facts.limit && cost !== undefined && cost > 0) {
     await deps.limiter
       .charge(facts.limit, cost)
