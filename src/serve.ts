@@ -1,8 +1,18 @@
 import type { Server } from 'bun'
 import type { App, Services } from './app'
+import consolePage from './console/index.html'
 import { answerFailure } from './error-answers'
 import { DISPATCH_PATHS, PROVIDER_APIS } from './gateway/dispatch-routes'
 import type { Logger } from './log'
+
+/**
+ * The console, bundled by Bun from its HTML entry (its script and style become hashed assets that Bun
+ * serves beside it, from inside the executable); `/` leads to it.
+ */
+const CONSOLE_ROUTES = {
+  '/': Response.redirect('/console', 302),
+  '/console': consolePage,
+}
 
 export interface ServeOptions {
   hostname: string
@@ -33,7 +43,7 @@ export function serve(app: App, services: Pick<Services, 'dispatch' | 'providerA
     idleTimeout: options.idleTimeoutSeconds,
     maxRequestBodySize: options.maxRequestBodySize,
     development: false,
-    routes,
+    routes: { ...routes, ...CONSOLE_ROUTES },
     fetch: app.fetch,
     // The request is not known here: the answer takes the management API's shape.
     error: (error) => answerFailure(options.log, 'management', error),

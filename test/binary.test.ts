@@ -100,6 +100,20 @@ describe('the compiled binary', () => {
       expect(await health.json()).toMatchObject({ status: 'ok', version: VERSION, components: { database: 'ok' } })
       expect(statSync(join(cwd, 'gw-data', 'secret')).mode & 0o777).toBe(0o600)
 
+      // The console is inside the executable: / leads to it, its page and assets come from gw alone.
+      const home = await fetch(`${base}/`, { redirect: 'manual' })
+      expect([home.status, home.headers.get('location')]).toEqual([302, '/console'])
+      const page = await (await fetch(`${base}/console`)).text()
+      expect(page).toContain("script-src 'self'")
+      const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)]
+        .map((m) => m[1] as string)
+        .filter((a) => !a.startsWith('data:'))
+      expect(assets.length).toBeGreaterThanOrEqual(2)
+      for (const asset of assets) {
+        expect(asset.startsWith('/')).toBe(true)
+        expect((await fetch(`${base}${asset}`)).status).toBe(200)
+      }
+
       const boot = run(['bootstrap', '--org', 'Acme', '--email', 'owner@acme.test', '--tier', 'growth'], { cwd })
       expect(boot.code).toBe(0)
       expect(boot.stdout.trim().split('\n')).toHaveLength(1)

@@ -1,0 +1,7 @@
+const usd = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 4 })
+const count = new Intl.NumberFormat(undefined)
+const ms = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 })
+
+export const formatUsd = (value: number): string => usd.format(value)
+export const formatCount = (value: number): string => count.format(value)
+export const formatMs = (value: number | null): string => (value === null ? '-' : `${ms.format(value)} ms`)

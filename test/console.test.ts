@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
+import { createHarness, type Harness } from './support/harness'
+import { serveHarness } from './support/serve'
+
+/**
+ * The console in a real browser: Debian's chromium, driven by playwright-core, against gw serving the
+ * console as `gw serve` does. Screenshots go to test-artifacts/console (git-ignored), to be looked at.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const SHOTS = join(import.meta.dir, '..', 'test-artifacts', 'console')
+const EMAIL = 'owner@console.test'
+const PASSWORD = 'a console password'
+
+// CI installs chromium and requires the browser tests; a machine without it skips them loudly.
+const required = process.env.GW_TEST_REQUIRE_SERVICES === '1'
+const available = existsSync(CHROMIUM)
+if (!available && required) throw new Error(`${CHROMIUM} is missing: CI installs it (apt-get install chromium)`)
+
+let fake: FakeProvider
+let h: Harness
+let server: { url: string; stop(): Promise<void> }
+let browser: Browser
+let apiKey: string
+
+beforeAll(async () => {
+  if (!available) return
+  fake = await startFakeProvider()
+  h = await createHarness({ providers: providersAt(fake) })
+  const org = await h.services.organizations.bootstrap({ orgName: 'console', email: EMAIL, tier: 'growth', password: PASSWORD })
+  await h.services.organizations.addCredits(org.orgId, 10)
+  apiKey = org.apiKey
+  server = serveHarness(h)
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+  mkdirSync(SHOTS, { recursive: true })
+})
+afterAll(async () => {
+  if (!available) return
+  await browser.close()
+  await server.stop()
+  await h.close()
+  await fake.close()
+})
+
+/** A fresh page that records every request it makes, and every error it logs. */
+async function openPage(): Promise<{ page: Page; requested: string[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+  const requested: string[] = []
+  const errors: string[] = []
+  page.on('request', (request) => requested.push(request.url()))
+  page.on('pageerror', (error) => errors.push(error.message))
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text())
+  })
+  return { page, requested, errors }
+}
+
+async function signIn(page: Page, password = PASSWORD): Promise<void> {
+  await page.goto(server.url)
+  await page.getByLabel('Email').fill(EMAIL)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+describe.skipIf(!available)('the console, in chromium', () => {
+  test('/ leads to the console; signing in shows the overview with the traffic gw served, every request to gw alone', async () => {
+    const call = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(call.status).toBe(200)
+    await h.requestLog.flush()
+    const { page, requested, errors } = await openPage()
+    await signIn(page)
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    const requests = page.locator('[data-figure="Requests"]')
+    await requests.waitFor()
+    expect(await requests.textContent()).toBe('1')
+    // gpt-4o at the fake's 1,000 prompt and 500 completion tokens: $0.0075.
+    expect(await page.locator('[data-figure="Cost"]').textContent()).toBe('$0.0075')
+    expect(new URL(page.url()).pathname).toBe('/console')
+    await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true })
+    const origin = new URL(server.url).origin
+    expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([])
+    expect(errors, errors.join('\n')).toEqual([])
+    await page.close()
+  })
+
+  test('a wrong password is refused with the API message, and nothing else happens', async () => {
+    const { page } = await openPage()
+    await signIn(page, 'not the password')
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.textContent()).toBe('the email or the password is wrong')
+    await page.screenshot({ path: join(SHOTS, 'sign-in-refused.png') })
+    await page.close()
+  })
+
+  test("signing out ends the session on the server: the console's token no longer opens anything", async () => {
+    const { page } = await openPage()
+    await signIn(page)
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gw.session') ?? '{}').token as string)
+    expect(
+      (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    expect(await page.evaluate(() => sessionStorage.getItem('gw.session'))).toBeNull()
+    expect(
+      (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(401)
+    await page.close()
+  })
+})
