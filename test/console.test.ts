@@ -25,6 +25,8 @@ let h: Harness
 let server: { url: string; stop(): Promise<void> }
 let browser: Browser
 let apiKey: string
+let orgId: string
+const MEMBER_EMAIL = 'member@console.test'
 
 beforeAll(async () => {
   if (!available) return
@@ -33,6 +35,8 @@ beforeAll(async () => {
   const org = await h.services.organizations.bootstrap({ orgName: 'console', email: EMAIL, tier: 'growth', password: PASSWORD })
   await h.services.organizations.addCredits(org.orgId, 10)
   apiKey = org.apiKey
+  orgId = org.orgId
+  await h.services.members.add({ orgId, email: MEMBER_EMAIL, role: 'member', password: PASSWORD })
   server = serveHarness(h)
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -61,9 +65,9 @@ async function openPage(): Promise<{ page: Page; requested: string[]; errors: st
   return { page, requested, errors }
 }
 
-async function signIn(page: Page, password = PASSWORD): Promise<void> {
+async function signIn(page: Page, password = PASSWORD, email = EMAIL): Promise<void> {
   await page.goto(server.url)
-  await page.getByLabel('Email').fill(EMAIL)
+  await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Sign in' }).click()
 }
@@ -117,6 +121,45 @@ describe.skipIf(!available)('the console, in chromium', () => {
     expect(
       (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
     ).toBe(401)
+    await page.close()
+  })
+
+  test('an owner creates an API key, sees its secret once, and it works at once; a reload shows it no more', async () => {
+    const { page, errors } = await openPage()
+    await signIn(page)
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('heading', { name: 'API keys' }).waitFor()
+    await page.getByLabel('Name').fill('from the console')
+    await page.getByLabel('gateway').check()
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secret = page.locator('[data-secret]')
+    await secret.waitFor()
+    const key = (await secret.textContent()) ?? ''
+    expect(key).toStartWith('gw-sk-')
+    await page.screenshot({ path: join(SHOTS, 'keys-created.png'), fullPage: true })
+    const call = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(call.status).toBe(200)
+    await page.reload()
+    await page.getByRole('cell', { name: 'from the console', exact: true }).waitFor()
+    expect(await page.locator('[data-secret]').count()).toBe(0)
+    expect(await page.getByRole('cell', { name: 'gateway', exact: true }).count()).toBe(1)
+    expect(errors, errors.join('\n')).toEqual([])
+    await page.close()
+  })
+
+  test('a Member sees the keys but no action that would change them', async () => {
+    const { page } = await openPage()
+    await signIn(page, PASSWORD, MEMBER_EMAIL)
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('heading', { name: 'API keys' }).waitFor()
+    await page.getByRole('cell', { name: 'bootstrap' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0)
+    await page.screenshot({ path: join(SHOTS, 'keys-member.png'), fullPage: true })
     await page.close()
   })
 })

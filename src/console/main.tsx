@@ -1,11 +1,45 @@
 import { render } from 'preact'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
+import { Keys } from './keys'
 import { Overview } from './overview'
 import { SignIn } from './sign-in'
 
+/** The pages, by the hash of the address: a page can be linked to, and reloading keeps it. */
+const PAGES = [
+  { hash: '#/overview', title: 'Overview' },
+  { hash: '#/keys', title: 'API keys' },
+] as const
+type PageHash = (typeof PAGES)[number]['hash']
+
+const currentPage = (): PageHash => PAGES.find((page) => page.hash === location.hash)?.hash ?? '#/overview'
+
+function usePage(): PageHash {
+  const [page, setPage] = useState(currentPage())
+  useEffect(() => {
+    const follow = () => setPage(currentPage())
+    addEventListener('hashchange', follow)
+    return () => removeEventListener('hashchange', follow)
+  }, [])
+  return page
+}
+
+/** What the signed-in person may do: the console shows only the actions it allows (the server still decides). */
+function usePermissions(current: Session | undefined): ReadonlySet<string> | undefined {
+  const [permissions, setPermissions] = useState<ReadonlySet<string>>()
+  useEffect(() => {
+    if (!current) return
+    api<{ permissions: string[] }>('GET', `/v1/organization/${encodeURIComponent(current.orgId)}/permissions/me`)
+      .then((me) => setPermissions(new Set(me.permissions)))
+      .catch(() => setPermissions(new Set()))
+  }, [current])
+  return permissions
+}
+
 function Console() {
   const [current, setCurrent] = useState<Session | undefined>(session.get())
+  const page = usePage()
+  const permissions = usePermissions(current)
   if (!current) {
     return (
       <SignIn
@@ -27,13 +61,21 @@ function Console() {
       <header>
         <span class="brand">gw</span>
         <span class="org">{current.orgName}</span>
+        <nav aria-label="Pages">
+          {PAGES.map((entry) => (
+            <a key={entry.hash} href={entry.hash} aria-current={entry.hash === page ? 'page' : undefined}>
+              {entry.title}
+            </a>
+          ))}
+        </nav>
         <span class="spacer" />
         <button type="button" class="quiet" onClick={signOut}>
           Sign out
         </button>
       </header>
       <main>
-        <Overview />
+        {page === '#/overview' && <Overview />}
+        {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
       </main>
     </>
   )
