@@ -26,6 +26,7 @@ let server: { url: string; stop(): Promise<void> }
 let browser: Browser
 let apiKey: string
 let orgId: string
+let ownerSession: string
 const MEMBER_EMAIL = 'member@console.test'
 
 beforeAll(async () => {
@@ -36,6 +37,7 @@ beforeAll(async () => {
   await h.services.organizations.addCredits(org.orgId, 10)
   apiKey = org.apiKey
   orgId = org.orgId
+  ownerSession = org.sessionToken
   await h.services.members.add({ orgId, email: MEMBER_EMAIL, role: 'member', password: PASSWORD })
   server = serveHarness(h)
   browser = await chromium.launch({
@@ -160,6 +162,42 @@ describe.skipIf(!available)('the console, in chromium', () => {
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0)
     await page.screenshot({ path: join(SHOTS, 'keys-member.png'), fullPage: true })
+    await page.close()
+  })
+
+  test('Requests: a new call appears with its cost, the model filter narrows the list, the detail takes feedback', async () => {
+    for (const model of ['gpt-4o', 'claude-sonnet-4-5']) {
+      const call = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: `hi ${model}` }] }),
+      })
+      expect(call.status).toBe(200)
+    }
+    await h.requestLog.flush()
+    const { page, errors } = await openPage()
+    await signIn(page)
+    await page.getByRole('link', { name: 'Requests' }).click()
+    await page.getByRole('heading', { name: 'Requests' }).waitFor()
+    await page.getByRole('cell', { name: 'claude-sonnet-4-5', exact: true }).waitFor()
+    await page.getByLabel('Model').fill('gpt-4o')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForFunction("!document.body.textContent.includes('claude-sonnet-4-5')")
+    const models = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(models.length).toBeGreaterThan(0)
+    expect(new Set(models)).toEqual(new Set(['gpt-4o']))
+    expect(await page.locator('[data-cost]').first().textContent()).toBe('$0.0075')
+    await page.screenshot({ path: join(SHOTS, 'requests.png'), fullPage: true })
+    await page.locator('tbody tr td button').first().click()
+    await page.getByRole('heading', { name: 'Request' }).waitFor()
+    await page.getByRole('button', { name: 'Good answer' }).click()
+    await page.getByRole('status').filter({ hasText: 'Rated good' }).waitFor()
+    await page.screenshot({ path: join(SHOTS, 'request-detail.png'), fullPage: true })
+    // The feedback is stored, and audited as a write of this organisation.
+    const audit = await h.request('GET', `/v1/organization/${orgId}/audit`, { token: ownerSession })
+    const entries = ((await audit.json()) as { data: { entries: Array<{ action: string }> } }).data.entries
+    expect(entries.some((entry) => entry.action === 'POST /v1/request/:requestId/feedback')).toBe(true)
+    expect(errors, errors.join('\n')).toEqual([])
     await page.close()
   })
 })

@@ -3,11 +3,13 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
 import { Keys } from './keys'
 import { Overview } from './overview'
+import { Requests } from './requests'
 import { SignIn } from './sign-in'
 
 /** The pages, by the hash of the address: a page can be linked to, and reloading keeps it. */
 const PAGES = [
   { hash: '#/overview', title: 'Overview' },
+  { hash: '#/requests', title: 'Requests' },
   { hash: '#/keys', title: 'API keys' },
 ] as const
 type PageHash = (typeof PAGES)[number]['hash']
@@ -75,6 +77,7 @@ function Console() {
       </header>
       <main>
         {page === '#/overview' && <Overview />}
+        {page === '#/requests' && permissions && <Requests canAnnotate={permissions.has('traffic.annotate')} />}
         {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
       </main>
     </>
