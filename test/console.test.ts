@@ -14,6 +14,8 @@ const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = join(import.meta.dir, '..', 'test-artifacts', 'console')
 const EMAIL = 'owner@console.test'
 const PASSWORD = 'a console password'
+/** A browser on two shared cores: signing in and rendering take seconds, not milliseconds. */
+const BROWSER_TEST_MS = 30_000
 
 // CI installs chromium and requires the browser tests; a machine without it skips them loudly.
 const required = process.env.GW_TEST_REQUIRE_SERVICES === '1'
@@ -75,129 +77,190 @@ async function signIn(page: Page, password = PASSWORD, email = EMAIL): Promise<v
 }
 
 describe.skipIf(!available)('the console, in chromium', () => {
-  test('/ leads to the console; signing in shows the overview with the traffic gw served, every request to gw alone', async () => {
-    const call = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
-    })
-    expect(call.status).toBe(200)
-    await h.requestLog.flush()
-    const { page, requested, errors } = await openPage()
-    await signIn(page)
-    await page.getByRole('heading', { name: 'Overview' }).waitFor()
-    const requests = page.locator('[data-figure="Requests"]')
-    await requests.waitFor()
-    expect(await requests.textContent()).toBe('1')
-    // gpt-4o at the fake's 1,000 prompt and 500 completion tokens: $0.0075.
-    expect(await page.locator('[data-figure="Cost"]').textContent()).toBe('$0.0075')
-    expect(new URL(page.url()).pathname).toBe('/console')
-    await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true })
-    const origin = new URL(server.url).origin
-    expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([])
-    expect(errors, errors.join('\n')).toEqual([])
-    await page.close()
-  })
-
-  test('a wrong password is refused with the API message, and nothing else happens', async () => {
-    const { page } = await openPage()
-    await signIn(page, 'not the password')
-    const alert = page.getByRole('alert')
-    await alert.waitFor()
-    expect(await alert.textContent()).toBe('the email or the password is wrong')
-    await page.screenshot({ path: join(SHOTS, 'sign-in-refused.png') })
-    await page.close()
-  })
-
-  test("signing out ends the session on the server: the console's token no longer opens anything", async () => {
-    const { page } = await openPage()
-    await signIn(page)
-    await page.getByRole('heading', { name: 'Overview' }).waitFor()
-    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gw.session') ?? '{}').token as string)
-    expect(
-      (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
-    ).toBe(200)
-    await page.getByRole('button', { name: 'Sign out' }).click()
-    await page.getByRole('button', { name: 'Sign in' }).waitFor()
-    expect(await page.evaluate(() => sessionStorage.getItem('gw.session'))).toBeNull()
-    expect(
-      (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
-    ).toBe(401)
-    await page.close()
-  })
-
-  test('an owner creates an API key, sees its secret once, and it works at once; a reload shows it no more', async () => {
-    const { page, errors } = await openPage()
-    await signIn(page)
-    await page.getByRole('link', { name: 'API keys' }).click()
-    await page.getByRole('heading', { name: 'API keys' }).waitFor()
-    await page.getByLabel('Name').fill('from the console')
-    await page.getByLabel('gateway').check()
-    await page.getByRole('button', { name: 'Create key' }).click()
-    const secret = page.locator('[data-secret]')
-    await secret.waitFor()
-    const key = (await secret.textContent()) ?? ''
-    expect(key).toStartWith('gw-sk-')
-    await page.screenshot({ path: join(SHOTS, 'keys-created.png'), fullPage: true })
-    const call = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
-    })
-    expect(call.status).toBe(200)
-    await page.reload()
-    await page.getByRole('cell', { name: 'from the console', exact: true }).waitFor()
-    expect(await page.locator('[data-secret]').count()).toBe(0)
-    expect(await page.getByRole('cell', { name: 'gateway', exact: true }).count()).toBe(1)
-    expect(errors, errors.join('\n')).toEqual([])
-    await page.close()
-  })
-
-  test('a Member sees the keys but no action that would change them', async () => {
-    const { page } = await openPage()
-    await signIn(page, PASSWORD, MEMBER_EMAIL)
-    await page.getByRole('link', { name: 'API keys' }).click()
-    await page.getByRole('heading', { name: 'API keys' }).waitFor()
-    await page.getByRole('cell', { name: 'bootstrap' }).waitFor()
-    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
-    expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0)
-    await page.screenshot({ path: join(SHOTS, 'keys-member.png'), fullPage: true })
-    await page.close()
-  })
-
-  test('Requests: a new call appears with its cost, the model filter narrows the list, the detail takes feedback', async () => {
-    for (const model of ['gpt-4o', 'claude-sonnet-4-5']) {
+  test(
+    '/ leads to the console; signing in shows the overview with the traffic gw served, every request to gw alone',
+    async () => {
       const call = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: `hi ${model}` }] }),
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
       })
       expect(call.status).toBe(200)
-    }
-    await h.requestLog.flush()
-    const { page, errors } = await openPage()
-    await signIn(page)
-    await page.getByRole('link', { name: 'Requests' }).click()
-    await page.getByRole('heading', { name: 'Requests' }).waitFor()
-    await page.getByRole('cell', { name: 'claude-sonnet-4-5', exact: true }).waitFor()
-    await page.getByLabel('Model').fill('gpt-4o')
-    await page.getByRole('button', { name: 'Filter' }).click()
-    await page.waitForFunction("!document.body.textContent.includes('claude-sonnet-4-5')")
-    const models = await page.locator('tbody tr td:nth-child(2)').allTextContents()
-    expect(models.length).toBeGreaterThan(0)
-    expect(new Set(models)).toEqual(new Set(['gpt-4o']))
-    expect(await page.locator('[data-cost]').first().textContent()).toBe('$0.0075')
-    await page.screenshot({ path: join(SHOTS, 'requests.png'), fullPage: true })
-    await page.locator('tbody tr td button').first().click()
-    await page.getByRole('heading', { name: 'Request' }).waitFor()
-    await page.getByRole('button', { name: 'Good answer' }).click()
-    await page.getByRole('status').filter({ hasText: 'Rated good' }).waitFor()
-    await page.screenshot({ path: join(SHOTS, 'request-detail.png'), fullPage: true })
-    // The feedback is stored, and audited as a write of this organisation.
-    const audit = await h.request('GET', `/v1/organization/${orgId}/audit`, { token: ownerSession })
-    const entries = ((await audit.json()) as { data: { entries: Array<{ action: string }> } }).data.entries
-    expect(entries.some((entry) => entry.action === 'POST /v1/request/:requestId/feedback')).toBe(true)
-    expect(errors, errors.join('\n')).toEqual([])
-    await page.close()
-  })
+      await h.requestLog.flush()
+      const { page, requested, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      const requests = page.locator('[data-figure="Requests"]')
+      await requests.waitFor()
+      expect(await requests.textContent()).toBe('1')
+      // gpt-4o at the fake's 1,000 prompt and 500 completion tokens: $0.0075.
+      expect(await page.locator('[data-figure="Cost"]').textContent()).toBe('$0.0075')
+      expect(new URL(page.url()).pathname).toBe('/console')
+      await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true })
+      const origin = new URL(server.url).origin
+      expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([])
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'a wrong password is refused with the API message, and nothing else happens',
+    async () => {
+      const { page } = await openPage()
+      await signIn(page, 'not the password')
+      const alert = page.getByRole('alert')
+      await alert.waitFor()
+      expect(await alert.textContent()).toBe('the email or the password is wrong')
+      await page.screenshot({ path: join(SHOTS, 'sign-in-refused.png') })
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    "signing out ends the session on the server: the console's token no longer opens anything",
+    async () => {
+      const { page } = await openPage()
+      await signIn(page)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor()
+      const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gw.session') ?? '{}').token as string)
+      expect(
+        (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200)
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByRole('button', { name: 'Sign in' }).waitFor()
+      expect(await page.evaluate(() => sessionStorage.getItem('gw.session'))).toBeNull()
+      expect(
+        (await fetch(`${server.url}/v1/organization/settings`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(401)
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'an owner creates an API key, sees its secret once, and it works at once; a reload shows it no more',
+    async () => {
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'API keys' }).click()
+      await page.getByRole('heading', { name: 'API keys' }).waitFor()
+      await page.getByLabel('Name').fill('from the console')
+      await page.getByLabel('gateway').check()
+      await page.getByRole('button', { name: 'Create key' }).click()
+      const secret = page.locator('[data-secret]')
+      await secret.waitFor()
+      const key = (await secret.textContent()) ?? ''
+      expect(key).toStartWith('gw-sk-')
+      await page.screenshot({ path: join(SHOTS, 'keys-created.png'), fullPage: true })
+      const call = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      expect(call.status).toBe(200)
+      await page.reload()
+      await page.getByRole('cell', { name: 'from the console', exact: true }).waitFor()
+      expect(await page.locator('[data-secret]').count()).toBe(0)
+      expect(await page.getByRole('cell', { name: 'gateway', exact: true }).count()).toBe(1)
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'a Member sees the keys but no action that would change them',
+    async () => {
+      const { page } = await openPage()
+      await signIn(page, PASSWORD, MEMBER_EMAIL)
+      await page.getByRole('link', { name: 'API keys' }).click()
+      await page.getByRole('heading', { name: 'API keys' }).waitFor()
+      await page.getByRole('cell', { name: 'bootstrap' }).waitFor()
+      expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0)
+      expect(await page.getByRole('button', { name: /^Revoke/ }).count()).toBe(0)
+      await page.screenshot({ path: join(SHOTS, 'keys-member.png'), fullPage: true })
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'Requests: a new call appears with its cost, the model filter narrows the list, the detail takes feedback',
+    async () => {
+      for (const model of ['gpt-4o', 'claude-sonnet-4-5']) {
+        const call = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: `hi ${model}` }] }),
+        })
+        expect(call.status).toBe(200)
+      }
+      await h.requestLog.flush()
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Requests' }).click()
+      await page.getByRole('heading', { name: 'Requests' }).waitFor()
+      await page.getByRole('cell', { name: 'claude-sonnet-4-5', exact: true }).waitFor()
+      await page.getByLabel('Model').fill('gpt-4o')
+      await page.getByRole('button', { name: 'Filter' }).click()
+      await page.waitForFunction("!document.body.textContent.includes('claude-sonnet-4-5')")
+      const models = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+      expect(models.length).toBeGreaterThan(0)
+      expect(new Set(models)).toEqual(new Set(['gpt-4o']))
+      expect(await page.locator('[data-cost]').first().textContent()).toBe('$0.0075')
+      await page.screenshot({ path: join(SHOTS, 'requests.png'), fullPage: true })
+      await page.locator('tbody tr td button').first().click()
+      await page.getByRole('heading', { name: 'Request' }).waitFor()
+      await page.getByRole('button', { name: 'Good answer' }).click()
+      await page.getByRole('status').filter({ hasText: 'Rated good' }).waitFor()
+      await page.screenshot({ path: join(SHOTS, 'request-detail.png'), fullPage: true })
+      // The feedback is stored, and audited as a write of this organisation.
+      const audit = await h.request('GET', `/v1/organization/${orgId}/audit`, { token: ownerSession })
+      const entries = ((await audit.json()) as { data: { entries: Array<{ action: string }> } }).data.entries
+      expect(entries.some((entry) => entry.action === 'POST /v1/request/:requestId/feedback')).toBe(true)
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'the audit log shows a key being created, filters by action, and downloads as CSV; a Member has no audit page',
+    async () => {
+      const created = await h.request('POST', '/v1/api-keys', { token: ownerSession, body: { name: 'audited key' } })
+      expect(created.status).toBe(201)
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Audit log' }).click()
+      await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+      await page.getByLabel('Action').fill('POST /v1/api-keys')
+      await page.getByRole('button', { name: 'Filter' }).click()
+      await page.waitForFunction(
+        "[...document.querySelectorAll('tbody td code')].every((c) => c.textContent === 'POST /v1/api-keys')",
+      )
+      expect(await page.getByRole('cell', { name: 'POST /v1/api-keys', exact: true }).count()).toBeGreaterThan(0)
+      await page.screenshot({ path: join(SHOTS, 'audit.png'), fullPage: true })
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ])
+      expect(download.suggestedFilename()).toMatch(/^audit-\d{8}T\d{6}Z-\d{8}T\d{6}Z\.csv$/)
+      const csv = await Bun.file((await download.path()) as string).text()
+      expect(csv.split('\n')[0]).toStartWith('id,created_at,actor_id')
+      expect(csv).toContain('POST /v1/api-keys')
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+
+      const member = await openPage()
+      await signIn(member.page, PASSWORD, MEMBER_EMAIL)
+      await member.page.getByRole('heading', { name: 'Overview' }).waitFor()
+      await member.page.getByRole('link', { name: 'API keys' }).waitFor()
+      expect(await member.page.getByRole('link', { name: 'Audit log' }).count()).toBe(0)
+      await member.page.close()
+    },
+    BROWSER_TEST_MS,
+  )
 })

@@ -1,6 +1,7 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
+import { Audit } from './audit'
 import { Keys } from './keys'
 import { Overview } from './overview'
 import { Requests } from './requests'
@@ -11,6 +12,7 @@ const PAGES = [
   { hash: '#/overview', title: 'Overview' },
   { hash: '#/requests', title: 'Requests' },
   { hash: '#/keys', title: 'API keys' },
+  { hash: '#/audit', title: 'Audit log', needs: 'audit.read' },
 ] as const
 type PageHash = (typeof PAGES)[number]['hash']
 
@@ -64,7 +66,7 @@ function Console() {
         <span class="brand">gw</span>
         <span class="org">{current.orgName}</span>
         <nav aria-label="Pages">
-          {PAGES.map((entry) => (
+          {PAGES.filter((entry) => !('needs' in entry) || permissions?.has(entry.needs)).map((entry) => (
             <a key={entry.hash} href={entry.hash} aria-current={entry.hash === page ? 'page' : undefined}>
               {entry.title}
             </a>
@@ -79,6 +81,7 @@ function Console() {
         {page === '#/overview' && <Overview />}
         {page === '#/requests' && permissions && <Requests canAnnotate={permissions.has('traffic.annotate')} />}
         {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
+        {page === '#/audit' && permissions?.has('audit.read') && <Audit orgId={current.orgId} />}
       </main>
     </>
   )
