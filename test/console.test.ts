@@ -96,7 +96,15 @@ describe.skipIf(!available)('the console, in chromium', () => {
       // gpt-4o at the fake's 1,000 prompt and 500 completion tokens: $0.0075.
       expect(await page.locator('[data-figure="Cost"]').textContent()).toBe('$0.0075')
       expect(new URL(page.url()).pathname).toBe('/console')
+      // Each measure over time, drawn; another window keeps the same traffic in view.
+      expect(await page.locator('.chart canvas').count()).toBe(4)
       await page.screenshot({ path: join(SHOTS, 'overview.png'), fullPage: true })
+      await page.getByLabel('Window').selectOption('7d')
+      await page.locator('[data-figure="Requests"]').filter({ hasText: '1' }).waitFor()
+      await page.emulateMedia({ colorScheme: 'dark' })
+      await page.screenshot({ path: join(SHOTS, 'overview-dark.png'), fullPage: true })
+      await page.setViewportSize({ width: 420, height: 900 })
+      await page.screenshot({ path: join(SHOTS, 'overview-narrow.png'), fullPage: true })
       const origin = new URL(server.url).origin
       expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([])
       expect(errors, errors.join('\n')).toEqual([])

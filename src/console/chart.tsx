@@ -1,0 +1,53 @@
+import 'uplot/dist/uPlot.min.css'
+import { useEffect, useRef } from 'preact/hooks'
+import uPlot from 'uplot'
+
+export interface SeriesPoint {
+  /** Local start of the bucket, ISO 8601 without a zone. */
+  time: string
+  value: number | null
+}
+
+/**
+ * One measure over time, as a line with its points marked: read by its title, axes and values, never
+ * by colour alone. It takes the width of its container.
+ */
+export function Chart({ title, points, format }: { title: string; points: SeriesPoint[]; format(value: number): string }) {
+  const holder = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const element = holder.current
+    if (!element) return
+    const data: uPlot.AlignedData = [
+      points.map((point) => new Date(point.time).getTime() / 1000),
+      points.map((point) => point.value),
+    ]
+    const accent = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#0969da'
+    const muted = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || '#59636e'
+    const axis = { stroke: muted, grid: { stroke: 'rgba(128,128,128,0.15)' }, ticks: { stroke: 'rgba(128,128,128,0.3)' } }
+    const plot = new uPlot(
+      {
+        width: Math.max(element.clientWidth, 240),
+        height: 180,
+        legend: { show: false },
+        cursor: { show: true },
+        scales: { x: { time: true } },
+        axes: [axis, { ...axis, size: 70, values: (_u, ticks) => ticks.map((tick) => format(tick)) }],
+        series: [{}, { label: title, stroke: accent, width: 2, points: { show: true, size: 4 } }],
+      },
+      data,
+      element,
+    )
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(element.clientWidth, 240), height: 180 }))
+    resize.observe(element)
+    return () => {
+      resize.disconnect()
+      plot.destroy()
+    }
+  }, [points])
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <div ref={holder} role="img" aria-label={`${title} over time`} />
+    </figure>
+  )
+}
