@@ -2,6 +2,11 @@ import 'uplot/dist/uPlot.min.css'
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 
+/** Axis steps for counts: 1, 2, 5, 10, 20, 50, ... */
+const WHOLE_STEPS = [1, 2, 5]
+  .flatMap((step) => [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000].map((scale) => step * scale))
+  .sort((a, b) => a - b)
+
 export interface SeriesPoint {
   /** Local start of the bucket, ISO 8601 without a zone. */
   time: string
@@ -12,7 +17,18 @@ export interface SeriesPoint {
  * One measure over time, as a line with its points marked: read by its title, axes and values, never
  * by colour alone. It takes the width of its container.
  */
-export function Chart({ title, points, format }: { title: string; points: SeriesPoint[]; format(value: number): string }) {
+export function Chart({
+  title,
+  points,
+  format,
+  whole = false,
+}: {
+  title: string
+  points: SeriesPoint[]
+  format(value: number): string
+  /** A count: its axis steps by whole numbers (no "0.5 requests"). */
+  whole?: boolean
+}) {
   const holder = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = holder.current
@@ -31,7 +47,15 @@ export function Chart({ title, points, format }: { title: string; points: Series
         legend: { show: false },
         cursor: { show: true },
         scales: { x: { time: true } },
-        axes: [axis, { ...axis, size: 70, values: (_u, ticks) => ticks.map((tick) => format(tick)) }],
+        axes: [
+          axis,
+          {
+            ...axis,
+            size: 70,
+            ...(whole ? { incrs: WHOLE_STEPS } : {}),
+            values: (_u, ticks) => ticks.map((tick) => format(tick)),
+          },
+        ],
         series: [{}, { label: title, stroke: accent, width: 2, points: { show: true, size: 4 } }],
       },
       data,

@@ -100,9 +100,9 @@ export function Overview() {
       )}
       {series && (
         <div class="charts">
-          <Chart title="Requests" points={series.requests} format={formatCount} />
+          <Chart title="Requests" points={series.requests} format={formatCount} whole />
           <Chart title="Cost" points={series.cost} format={formatUsd} />
-          <Chart title="Errors" points={series.errors} format={formatCount} />
+          <Chart title="Errors" points={series.errors} format={formatCount} whole />
           <Chart title="Latency" points={series.latency} format={formatMs} />
         </div>
       )}
