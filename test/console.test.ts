@@ -270,4 +270,42 @@ describe.skipIf(!available)('the console, in chromium', () => {
     },
     BROWSER_TEST_MS,
   )
+
+  test(
+    'an owner adds a provider key: never shown again, calls run on it at once, deleting it stops that; a Member has no such page',
+    async () => {
+      const SECRET = 'sk-console-own-key-0123456789abcdef'
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Provider keys' }).click()
+      await page.getByRole('heading', { name: 'Provider keys' }).waitFor()
+      await page.getByLabel('Name').fill('our openai')
+      await page.getByLabel('Secret').fill(SECRET)
+      await page.getByLabel('Base URL (optional)').fill(fake.openaiBaseUrl)
+      await page.getByRole('button', { name: 'Add key' }).click()
+      await page.getByRole('cell', { name: 'our openai', exact: true }).waitFor()
+      const masked = (await page.locator('[data-masked]').first().textContent()) ?? ''
+      expect(masked).not.toContain(SECRET)
+      expect(await page.content()).not.toContain(SECRET)
+      await page.screenshot({ path: join(SHOTS, 'provider-keys.png'), fullPage: true })
+      const call = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      expect(call.status).toBe(200)
+      expect(fake.calls.at(-1)?.headers.authorization).toBe(`Bearer ${SECRET}`)
+      await page.getByRole('button', { name: 'Delete our openai' }).click()
+      await page.getByRole('cell', { name: 'our openai', exact: true }).waitFor({ state: 'detached' })
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+
+      const member = await openPage()
+      await signIn(member.page, PASSWORD, MEMBER_EMAIL)
+      await member.page.getByRole('link', { name: 'API keys' }).waitFor()
+      expect(await member.page.getByRole('link', { name: 'Provider keys' }).count()).toBe(0)
+      await member.page.close()
+    },
+    BROWSER_TEST_MS,
+  )
 })

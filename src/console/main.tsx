@@ -4,6 +4,7 @@ import { api, type Session, session } from './api'
 import { Audit } from './audit'
 import { Keys } from './keys'
 import { Overview } from './overview'
+import { ProviderKeys } from './provider-keys'
 import { Requests } from './requests'
 import { SignIn } from './sign-in'
 
@@ -12,6 +13,7 @@ const PAGES = [
   { hash: '#/overview', title: 'Overview' },
   { hash: '#/requests', title: 'Requests' },
   { hash: '#/keys', title: 'API keys' },
+  { hash: '#/provider-keys', title: 'Provider keys', needs: 'provider_keys.write' },
   { hash: '#/audit', title: 'Audit log', needs: 'audit.read' },
 ] as const
 type PageHash = (typeof PAGES)[number]['hash']
@@ -81,6 +83,7 @@ function Console() {
         {page === '#/overview' && <Overview />}
         {page === '#/requests' && permissions && <Requests canAnnotate={permissions.has('traffic.annotate')} />}
         {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
+        {page === '#/provider-keys' && permissions?.has('provider_keys.write') && <ProviderKeys />}
         {page === '#/audit' && permissions?.has('audit.read') && <Audit orgId={current.orgId} />}
       </main>
     </>
