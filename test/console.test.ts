@@ -308,4 +308,36 @@ describe.skipIf(!available)('the console, in chromium', () => {
     },
     BROWSER_TEST_MS,
   )
+
+  test(
+    'settings: an owner turns PII redaction on and stops keeping bodies; a Member sees them, unable to change them',
+    async () => {
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Settings' }).click()
+      await page.getByRole('heading', { name: 'Settings' }).waitFor()
+      await page.getByLabel(/Redact emails/).check()
+      await page.getByRole('status').filter({ hasText: 'PII redaction saved' }).waitFor()
+      await page.getByLabel('Keep bodies').uncheck()
+      await page.getByRole('button', { name: 'Save retention' }).click()
+      await page.getByRole('status').filter({ hasText: 'Body retention saved' }).waitFor()
+      await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true })
+      const stored = (await (await h.request('GET', '/v1/organization/settings', { token: ownerSession })).json()) as {
+        data: { piiRedaction: boolean; bodyRetention: { mode: string } }
+      }
+      expect(stored.data).toMatchObject({ piiRedaction: true, bodyRetention: { mode: 'none' } })
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+
+      const member = await openPage()
+      await signIn(member.page, PASSWORD, MEMBER_EMAIL)
+      await member.page.getByRole('link', { name: 'Settings' }).click()
+      await member.page.getByRole('heading', { name: 'Settings' }).waitFor()
+      expect(await member.page.getByLabel(/Redact emails/).isChecked()).toBe(true)
+      expect(await member.page.getByLabel(/Redact emails/).isDisabled()).toBe(true)
+      expect(await member.page.getByRole('button', { name: 'Save retention' }).isDisabled()).toBe(true)
+      await member.page.close()
+    },
+    BROWSER_TEST_MS,
+  )
 })

@@ -6,6 +6,7 @@ import { Keys } from './keys'
 import { Overview } from './overview'
 import { ProviderKeys } from './provider-keys'
 import { Requests } from './requests'
+import { SettingsPage } from './settings'
 import { SignIn } from './sign-in'
 
 /** The pages, by the hash of the address: a page can be linked to, and reloading keeps it. */
@@ -15,6 +16,7 @@ const PAGES = [
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/provider-keys', title: 'Provider keys', needs: 'provider_keys.write' },
   { hash: '#/audit', title: 'Audit log', needs: 'audit.read' },
+  { hash: '#/settings', title: 'Settings' },
 ] as const
 type PageHash = (typeof PAGES)[number]['hash']
 
@@ -85,6 +87,7 @@ function Console() {
         {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
         {page === '#/provider-keys' && permissions?.has('provider_keys.write') && <ProviderKeys />}
         {page === '#/audit' && permissions?.has('audit.read') && <Audit orgId={current.orgId} />}
+        {page === '#/settings' && permissions && <SettingsPage canWrite={permissions.has('org.settings.write')} />}
       </main>
     </>
   )
