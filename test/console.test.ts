@@ -340,4 +340,39 @@ describe.skipIf(!available)('the console, in chromium', () => {
     },
     BROWSER_TEST_MS,
   )
+
+  test(
+    'rate limits: an owner adds a rule, which the API holds as a policy, and deletes it; a Member sees no action',
+    async () => {
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Rate limits' }).click()
+      await page.getByRole('heading', { name: 'Rate limits' }).waitFor()
+      await page.getByLabel('Quota').fill('1000')
+      await page.locator('select[name="segment"]').selectOption('model')
+      await page.getByRole('button', { name: 'Add rule' }).click()
+      const policy = page.locator('tbody code')
+      await policy.first().waitFor()
+      const shown = (await policy.first().textContent()) ?? ''
+      const listed = (await (await h.request('GET', '/v1/rate-limits', { token: ownerSession })).json()) as {
+        data: Array<{ policy: string; segment: string }>
+      }
+      expect(listed.data).toEqual([expect.objectContaining({ policy: shown, segment: 'model' })])
+      await page.screenshot({ path: join(SHOTS, 'rate-limits.png'), fullPage: true })
+
+      const member = await openPage()
+      await signIn(member.page, PASSWORD, MEMBER_EMAIL)
+      await member.page.getByRole('link', { name: 'Rate limits' }).click()
+      await member.page.locator('tbody code').first().waitFor()
+      expect(await member.page.getByRole('button', { name: 'Add rule' }).count()).toBe(0)
+      expect(await member.page.getByRole('button', { name: /^Delete/ }).count()).toBe(0)
+      await member.page.close()
+
+      await page.getByRole('button', { name: `Delete ${shown}` }).click()
+      await page.getByText('No rules').waitFor()
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
 })

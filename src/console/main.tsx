@@ -5,6 +5,7 @@ import { Audit } from './audit'
 import { Keys } from './keys'
 import { Overview } from './overview'
 import { ProviderKeys } from './provider-keys'
+import { RateLimits } from './rate-limits'
 import { Requests } from './requests'
 import { SettingsPage } from './settings'
 import { SignIn } from './sign-in'
@@ -15,6 +16,7 @@ const PAGES = [
   { hash: '#/requests', title: 'Requests' },
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/provider-keys', title: 'Provider keys', needs: 'provider_keys.write' },
+  { hash: '#/rate-limits', title: 'Rate limits' },
   { hash: '#/audit', title: 'Audit log', needs: 'audit.read' },
   { hash: '#/settings', title: 'Settings' },
 ] as const
@@ -86,6 +88,7 @@ function Console() {
         {page === '#/requests' && permissions && <Requests canAnnotate={permissions.has('traffic.annotate')} />}
         {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
         {page === '#/provider-keys' && permissions?.has('provider_keys.write') && <ProviderKeys />}
+        {page === '#/rate-limits' && permissions && <RateLimits canWrite={permissions.has('spend_controls.write')} />}
         {page === '#/audit' && permissions?.has('audit.read') && <Audit orgId={current.orgId} />}
         {page === '#/settings' && permissions && <SettingsPage canWrite={permissions.has('org.settings.write')} />}
       </main>
