@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api'
+import { ErrorNote } from './ui'
 
 interface AuditEntry {
   id: string
@@ -80,11 +81,7 @@ export function Audit({ orgId }: { orgId: string }) {
           Export CSV
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {pages.length === 0 && !error && <p class="muted">Loading…</p>}
       {pages.length > 0 && entries.length === 0 && <p class="muted">No entries match.</p>}
       {entries.length > 0 && (

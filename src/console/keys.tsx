@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { ErrorNote, useList } from './ui'
 
 interface ApiKey {
   id: string
@@ -20,16 +21,10 @@ const when = (iso: string | null) => (iso === null ? '-' : new Date(iso).toLocal
 
 /** API keys: the list, and for those who may, a new key (its secret shown once) and revoking one. */
 export function Keys({ canWrite }: { canWrite: boolean }) {
-  const [keys, setKeys] = useState<ApiKey[]>()
+  const { items: keys, error, change } = useList<ApiKey>('/v1/api-keys')
   const [capabilities, setCapabilities] = useState<string[]>([])
   const [issued, setIssued] = useState<{ name: string; key: string }>()
-  const [error, setError] = useState<string>()
-  const load = () =>
-    api<ApiKey[]>('GET', '/v1/api-keys')
-      .then(setKeys)
-      .catch((failure: Error) => setError(failure.message))
   useEffect(() => {
-    load()
     api<Entitlement>('GET', '/v1/api-keys/scopes/entitlement')
       .then((entitlement) => setCapabilities(entitlement.capabilities))
       .catch(() => setCapabilities([]))
@@ -40,37 +35,21 @@ export function Keys({ canWrite }: { canWrite: boolean }) {
     const form = event.currentTarget as HTMLFormElement
     const data = new FormData(form)
     const scopes = data.getAll('scope').map(String)
-    setError(undefined)
-    try {
+    const created = await change(async () => {
       const key = await api<ApiKey & { key: string }>('POST', '/v1/api-keys', {
         name: data.get('name'),
         ...(scopes.length > 0 ? { scopes } : {}),
       })
       setIssued({ name: key.name, key: key.key })
-      form.reset()
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
+    })
+    if (created) form.reset()
   }
-  const revoke = async (key: ApiKey) => {
-    setError(undefined)
-    try {
-      await api('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`)
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
-  }
+  const revoke = (key: ApiKey) => change(() => api('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`))
 
   return (
     <section aria-labelledby="keys">
       <h1 id="keys">API keys</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {issued && (
         <div class="card secret" role="status">
           <p>

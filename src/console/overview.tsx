@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
 import { Chart, type SeriesPoint } from './chart'
 import { formatCount, formatMs, formatUsd } from './format'
+import { ErrorNote } from './ui'
 
 interface Figures {
   requests: number
@@ -84,11 +85,7 @@ export function Overview() {
           ))}
         </select>
       </label>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {!figures && !error && <p class="muted">Loading…</p>}
       {figures && (
         <div class="cards">

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { ErrorNote, useList } from './ui'
 
 interface ProviderKey {
   id: string
@@ -15,54 +15,30 @@ interface ProviderKey {
  * it masked. The whole page needs provider_keys.write (the API lists them under it).
  */
 export function ProviderKeys() {
-  const [keys, setKeys] = useState<ProviderKey[]>()
-  const [error, setError] = useState<string>()
-  const load = () =>
-    api<ProviderKey[]>('GET', '/v1/api-keys/provider-keys')
-      .then(setKeys)
-      .catch((failure: Error) => setError(failure.message))
-  useEffect(() => {
-    load()
-  }, [])
+  const { items: keys, error, change } = useList<ProviderKey>('/v1/api-keys/provider-keys')
 
   const add = async (event: Event) => {
     event.preventDefault()
     const form = event.currentTarget as HTMLFormElement
     const data = new FormData(form)
     const baseUrl = String(data.get('baseUrl') ?? '').trim()
-    setError(undefined)
-    try {
-      await api('POST', '/v1/api-keys/provider-key', {
+    const added = await change(() =>
+      api('POST', '/v1/api-keys/provider-key', {
         provider: data.get('provider'),
         name: data.get('name'),
         secret: data.get('secret'),
         ...(baseUrl ? { baseUrl } : {}),
-      })
-      form.reset()
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
+      }),
+    )
+    if (added) form.reset()
   }
-  const remove = async (key: ProviderKey) => {
-    setError(undefined)
-    try {
-      await api('DELETE', `/v1/api-keys/provider-key/${encodeURIComponent(key.id)}`)
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
-  }
+  const remove = (key: ProviderKey) => change(() => api('DELETE', `/v1/api-keys/provider-key/${encodeURIComponent(key.id)}`))
 
   return (
     <section aria-labelledby="provider-keys">
       <h1 id="provider-keys">Provider keys</h1>
       <p class="muted">Calls and batches run on these before the operator's keys; a secret is never shown again once saved.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       <form class="inline" onSubmit={add} aria-label="New provider key">
         <label>
           Provider

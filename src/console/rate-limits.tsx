@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { ErrorNote, useList } from './ui'
 
 interface Rule {
   id: string
@@ -13,55 +13,31 @@ interface Rule {
 
 /** The organisation's rate-limit rules; set by those who hold spend_controls.write, on the Growth tier or above. */
 export function RateLimits({ canWrite }: { canWrite: boolean }) {
-  const [rules, setRules] = useState<Rule[]>()
-  const [error, setError] = useState<string>()
-  const load = () =>
-    api<Rule[]>('GET', '/v1/rate-limits')
-      .then(setRules)
-      .catch((failure: Error) => setError(failure.message))
-  useEffect(() => {
-    load()
-  }, [])
+  const { items: rules, error, change } = useList<Rule>('/v1/rate-limits')
 
   const add = async (event: Event) => {
     event.preventDefault()
     const form = event.currentTarget as HTMLFormElement
     const data = new FormData(form)
     const property = String(data.get('property') ?? '').trim()
-    setError(undefined)
-    try {
-      await api('POST', '/v1/rate-limits', {
+    const added = await change(() =>
+      api('POST', '/v1/rate-limits', {
         quota: Number(data.get('quota')),
         windowSeconds: Number(data.get('windowSeconds')),
         unit: data.get('unit'),
         segment: data.get('segment'),
         ...(property ? { property } : {}),
-      })
-      form.reset()
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
+      }),
+    )
+    if (added) form.reset()
   }
-  const remove = async (rule: Rule) => {
-    setError(undefined)
-    try {
-      await api('DELETE', `/v1/rate-limits/${encodeURIComponent(rule.id)}`)
-      await load()
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
-  }
+  const remove = (rule: Rule) => change(() => api('DELETE', `/v1/rate-limits/${encodeURIComponent(rule.id)}`))
 
   return (
     <section aria-labelledby="rate-limits">
       <h1 id="rate-limits">Rate limits</h1>
       <p class="muted">Every call of the organisation is held to these, with the gateway's own global limit.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {canWrite && (
         <form class="inline" onSubmit={add} aria-label="New rate-limit rule">
           <label>

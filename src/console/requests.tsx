@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
 import { formatCount, formatMs, formatUsd } from './format'
+import { ErrorNote } from './ui'
 
 interface RequestView {
   id: string
@@ -80,11 +81,7 @@ export function Requests({ canAnnotate }: { canAnnotate: boolean }) {
         </label>
         <button type="submit">Filter</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {loading && rows.length === 0 && <p class="muted">Loading…</p>}
       {!loading && rows.length === 0 && !error && <p class="muted">No requests match.</p>}
       {rows.length > 0 && (
@@ -173,11 +170,7 @@ function RequestDetail({ request, canAnnotate, onBack }: { request: RequestView;
         ← Requests
       </button>
       <h1 id="request">Request</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       <dl class="facts">
         {facts.map(([name, value]) => (
           <div key={name}>

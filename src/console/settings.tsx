@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { ErrorNote } from './ui'
 
 interface Settings {
   name?: string
@@ -56,11 +57,7 @@ export function SettingsPage({ canWrite }: { canWrite: boolean }) {
       <p class="muted">
         {settings.name} · {settings.tier} tier
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {saved && <p role="status">{saved}</p>}
       <form class="setting" onSubmit={saveRetention} aria-label="Body retention">
         <fieldset disabled={!canWrite}>
