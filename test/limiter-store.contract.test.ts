@@ -15,6 +15,7 @@ import {
   redisClock,
   redisUrl,
   type StoreClock,
+  unreachable,
 } from './support/contract'
 
 /**
@@ -63,22 +64,6 @@ const localKeys = () => {
 const redisKeys = () => {
   const tag = crypto.randomUUID()
   return (name: string) => `${(pool as RedisPool).root}{${tag}}:${name}`
-}
-
-/** A primary that is never to be called: the breaker in front of it is open for good. */
-function unreachable(): LimiterStore & { calls: number } {
-  return {
-    name: 'unreachable',
-    calls: 0,
-    async decide() {
-      this.calls += 1
-      throw new Error('unreachable')
-    },
-    async charge() {
-      this.calls += 1
-      throw new Error('unreachable')
-    },
-  }
 }
 
 const inProcess = (): LimiterSubject => ({
@@ -143,7 +128,7 @@ const failoverDegraded = (): LimiterSubject => ({
   shared: false,
   open() {
     const clock = manualClock()
-    const primary = unreachable()
+    const primary = unreachable<LimiterStore>(['decide', 'charge'], { name: 'unreachable' })
     // The breaker's own clock stands still: its cooldown never ends, so no call probes the primary.
     const breaker = new CircuitBreaker({ now: () => 0 })
     breaker.trip(new Error('redis is away'))

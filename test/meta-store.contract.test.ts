@@ -11,6 +11,7 @@ import {
   redisClock,
   redisUrl,
   type StoreClock,
+  unreachable,
 } from './support/contract'
 
 /**
@@ -43,21 +44,6 @@ interface MetaSubject {
 
 const pool = redisUrl ? new RedisPool(redisUrl) : undefined
 afterAll(() => pool?.close())
-
-/** A primary that is never to be called: the breaker in front of it is open for good. */
-function unreachable(): MetaStore & { calls: number } {
-  return {
-    calls: 0,
-    async put() {
-      this.calls += 1
-      throw new Error('unreachable')
-    },
-    async get() {
-      this.calls += 1
-      throw new Error('unreachable')
-    },
-  }
-}
 
 const inProcess = (): MetaSubject => ({
   name: 'in process (MemoryMetaStore)',
@@ -131,7 +117,7 @@ const failoverDegraded = (): MetaSubject => ({
     const primaries: Array<ReturnType<typeof unreachable>> = []
     const breakers: CircuitBreaker[] = []
     const degraded = () => {
-      const primary = unreachable()
+      const primary = unreachable<MetaStore>(['put', 'get'])
       // The breaker's own clock stands still: its cooldown never ends, so no call probes the primary.
       const breaker = new CircuitBreaker({ now: () => 0 })
       breaker.trip(new Error('redis is away'))

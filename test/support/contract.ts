@@ -170,3 +170,22 @@ export function contractTestOf<Instance extends { verify(): void }>(
     })
   }
 }
+
+/**
+ * A primary that must never be called (the breaker in front of it is held open for good): each of
+ * `methods` counts the call and fails, so a test can assert `calls` stayed 0.
+ */
+export function unreachable<Store extends object>(
+  methods: ReadonlyArray<keyof Store>,
+  fields: Partial<Store> = {},
+): Store & { calls: number } {
+  const primary: Record<PropertyKey, unknown> & { calls: number } = { ...fields, calls: 0 }
+  for (const method of methods) {
+    primary[method] = async () => {
+      primary.calls += 1
+      throw new Error('unreachable')
+    }
+  }
+  // The methods listed are the interface's; the cast says so to the compiler.
+  return primary as unknown as Store & { calls: number }
+}
