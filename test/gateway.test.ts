@@ -339,6 +339,10 @@ describe('the gw frame comes only when asked', () => {
     await Bun.sleep(1_100) // the gateway reads the setting through a one-second cache
     expect((await events(await streamed({}, own.apiKey))).at(-1)?.event).toBe('gw')
     expect((await events(await streamed({ 'gw-stream-meta': 'none' }, own.apiKey))).some((f) => f.event === 'gw')).toBe(false)
+    // Another organisation's setting and streams are untouched.
+    const other = await h.request('GET', '/v1/organization/settings', { token: org.ownerSession })
+    expect(((await other.json()) as { data: { streamMetaFrame: boolean } }).data.streamMetaFrame).toBe(false)
+    expect((await events(await streamed())).some((f) => f.event === 'gw')).toBe(false)
   })
 
   test('the setting is an owner-or-admin write: a member key is refused, a bad body is a 4xx, nothing changes', async () => {

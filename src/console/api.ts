@@ -1,5 +1,5 @@
 /**
- * The console speaks to the management API as any client does: `Authorization: Bearer` with the
+ * The console speaks to the management API as every client does: `Authorization: Bearer` with the
  * session token (the API accepts nothing else). The token lives in sessionStorage: it is gone when the
  * tab closes, it is not sent by the browser on its own (no cookie, so no cross-site request can use
  * it), and the strict Content-Security-Policy (no inline or foreign script) is what keeps a script

@@ -17,7 +17,7 @@ const view = (role: CustomRole) => ({
   createdAt: role.createdAt.toISOString(),
 })
 
-/** What a custom role may hold: any catalogue permission but `ownership` (spec 2.4); `org.read` always. */
+/** What a custom role may hold: every catalogue permission but `ownership` (spec 2.4); `org.read` always. */
 function permissionsFor(requested: readonly string[]): string[] {
   for (const p of requested) {
     if (!isPermission(p)) throw badRequest(`unknown permission "${p}"`)
