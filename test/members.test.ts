@@ -146,3 +146,22 @@ describe('remove_member', () => {
     expect(await h.store.org(org.orgId).memberships.get(org.ownerId)).toBeDefined()
   })
 })
+
+describe('the member list', () => {
+  test('every member with email and role, the Owner first; any role reads it, another organisation does not', async () => {
+    const fresh = await h.org('enterprise')
+    const member = await h.member(fresh.orgId, 'member')
+    const list = (token: string, orgId = fresh.orgId) => h.request('GET', `/v1/organization/${orgId}/members`, { token })
+    const asMember = await list(member.sessionToken)
+    expect(asMember.status).toBe(200)
+    const { data } = (await asMember.json()) as { data: Array<{ userId: string; email: string; role: string; joinedAt: string }> }
+    expect(data.map((row) => [row.userId, row.role])).toEqual([
+      [fresh.ownerId, 'owner'],
+      [member.userId, 'member'],
+    ])
+    expect(data[0]?.email).toMatch(/@example\.test$/)
+    expect(Number.isNaN(Date.parse(data[0]?.joinedAt ?? ''))).toBe(false)
+    expect((await list(org.ownerSession)).status).toBe(404)
+    expect((await h.request('GET', `/v1/organization/${fresh.orgId}/members`)).status).toBe(401)
+  })
+})

@@ -191,6 +191,41 @@ describe('the other request routes', () => {
     expect(((await response.json()) as { data: Page }).data.requests.map((r) => r.id)).toEqual([record(org.orgId, 3).id])
   })
 
+  test("query-ids with annotations: each request's rating, scores and security flags, none of another organisation's", async () => {
+    const rated = record(org.orgId, 6).id
+    const plain = record(org.orgId, 7).id
+    const token = org.ownerSession
+    expect((await h.request('POST', `/v1/request/${rated}/feedback`, { token, body: { rating: false } })).status).toBe(200)
+    for (const [name, value] of [
+      ['relevance', 0.8],
+      ['accuracy', 0.5],
+    ] as const)
+      expect((await h.request('POST', `/v1/request/${rated}/score`, { token, body: { name, value } })).status).toBe(200)
+    const createdAt = new Date()
+    await h.store.requestFlags.insertMany([
+      { requestId: rated, orgId: org.orgId, kind: 'pii', category: 'email', occurrences: 2, createdAt },
+      { requestId: rated, orgId: other.orgId, kind: 'injection', category: 'ignore-previous', occurrences: 1, createdAt },
+    ])
+    const response = await h.request('POST', '/v1/request/query-ids', {
+      token: org.apiKey,
+      body: { requestIds: [rated, plain], includeAnnotations: true },
+    })
+    const { requests } = ((await response.json()) as { data: { requests: Array<{ id: string; annotations: unknown }> } }).data
+    expect(Object.fromEntries(requests.map((r) => [r.id, r.annotations]))).toEqual({
+      [rated]: {
+        rating: 0,
+        scores: [
+          { name: 'accuracy', value: 0.5 },
+          { name: 'relevance', value: 0.8 },
+        ],
+        flags: [{ kind: 'pii', category: 'email', occurrences: 2 }],
+      },
+      [plain]: { rating: null, scores: [], flags: [] },
+    })
+    const without = await h.request('POST', '/v1/request/query-ids', { token: org.apiKey, body: { requestIds: [rated] } })
+    expect(((await without.json()) as { data: { requests: object[] } }).data.requests[0]).not.toHaveProperty('annotations')
+  })
+
   test('query-clickhouse: the request_response_rmt wrapper and larger pages', async () => {
     const body = { filter: { request_response_rmt: { model: { equals: 'gpt-4o' } } }, limit: 5000 }
     expect((await page(body, '/v1/request/query-clickhouse')).requests.length).toBe(30)

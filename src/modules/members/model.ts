@@ -32,3 +32,10 @@ export const AddedMember = t.Object({
 })
 
 export const RemovedMember = t.Object({ id: t.String(), userId: t.String(), removed: t.Literal(true) })
+
+export const ListedMember = t.Object({
+  userId: t.String(),
+  email: t.String(),
+  role: t.String({ description: 'owner, admin, member or a custom role id' }),
+  joinedAt: t.String({ format: 'date-time' }),
+})

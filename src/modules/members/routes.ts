@@ -1,13 +1,28 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { answer, answerCreated, Created, Ok } from '../../http/schema'
-import { AddedMember, AddMemberBody, Member, OrgParams, RemovedMember, RemoveMemberBody, UpdateMemberBody } from './model'
+import {
+  AddedMember,
+  AddMemberBody,
+  ListedMember,
+  Member,
+  OrgParams,
+  RemovedMember,
+  RemoveMemberBody,
+  UpdateMemberBody,
+} from './model'
 import type { MembersService } from './service'
 
-/** Members of an organisation (spec 4.6 `org.members.write`). */
+/** Members of an organisation (spec 4.6 `org.members.write`; the list, gw's own, `org.read`). */
 export const memberRoutes = (authz: Authz, members: MembersService) =>
   new Elysia({ name: 'member-routes' })
     .use(authz)
+    .get('/v1/organization/:id/members', ({ principal }) => answer(members.list(principal)), {
+      catalogued: true,
+      params: OrgParams,
+      response: Ok(t.Array(ListedMember)),
+      detail: { summary: 'The members, with their email and role: the Owner first, then oldest first' },
+    })
     .post('/v1/organization/:id/add_member', ({ principal, body }) => answerCreated(members.invite(principal, body)), {
       catalogued: true,
       params: OrgParams,

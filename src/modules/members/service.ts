@@ -56,6 +56,15 @@ export class MembersService {
     })
   }
 
+  /** Every member of the caller's organisation: the Owner first, then by the time they joined. */
+  async list(principal: Principal) {
+    const rows = await this.store.org(principal.orgId).memberships.listWithEmails()
+    const ownerFirst = (row: { role: string }) => (row.role === 'owner' ? 0 : 1)
+    return rows
+      .sort((a, b) => ownerFirst(a) - ownerFirst(b))
+      .map((row) => ({ userId: row.userId, email: row.email, role: row.role, joinedAt: row.createdAt.toISOString() }))
+  }
+
   /** `update_member`: a new role, in force on the member's next request. */
   async updateRole(principal: Principal, input: UpdateMemberInput) {
     const org = this.store.org(principal.orgId)

@@ -39,6 +39,9 @@ export const IdsBody = t.Object(
   {
     requestIds: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 1_000 }),
     includeBodies: t.Optional(t.Boolean()),
+    includeAnnotations: t.Optional(
+      t.Boolean({ description: "each request's rating, scores and security flags, as `annotations`" }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -79,7 +82,23 @@ export const RequestView = t.Object({
   ptb: t.Boolean(),
   error: Nullable.string,
   body: t.Optional(t.Object({ request: t.String(), response: Nullable.string, truncated: t.Boolean() })),
+  annotations: t.Optional(
+    t.Object({
+      rating: Maybe(t.Number({ description: '-1 to 1; true is 1, false is 0; null when not rated' })),
+      scores: t.Array(t.Object({ name: t.String(), value: t.Number() })),
+      flags: t.Array(
+        t.Object({
+          kind: oneOf(['pii', 'injection']),
+          category: t.String({ description: 'a kind of personal data (email, phone, card, secret) or an injection rule' }),
+          occurrences: t.Number(),
+        }),
+        { description: 'what the security scan found in the bodies: counts, never the matched text' },
+      ),
+    }),
+  ),
 })
+
+export type IdsInput = typeof IdsBody.static
 
 export const Count = t.Object({ count: t.Number() })
 

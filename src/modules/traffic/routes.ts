@@ -57,16 +57,12 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       response: Ok(Count),
       detail: { summary: 'Count the requests a filter matches' },
     })
-    .post(
-      '/v1/request/query-ids',
-      ({ principal, body }) => answer(traffic.byIds(principal, body.requestIds, body.includeBodies)),
-      {
-        ...read,
-        body: IdsBody,
-        response: Ok(RequestsById),
-        detail: { summary: 'Requests by id' },
-      },
-    )
+    .post('/v1/request/query-ids', ({ principal, body }) => answer(traffic.byIds(principal, body)), {
+      ...read,
+      body: IdsBody,
+      response: Ok(RequestsById),
+      detail: { summary: 'Requests by id' },
+    })
     .post(
       '/v1/request/:requestId/assets/:assetId',
       ({ principal, params }) => answer(traffic.asset(principal, params.requestId, params.assetId)),

@@ -7,7 +7,7 @@ import { mentionsField, requestScope, type Wrapper } from '../../query/filter'
 import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
 import type { RequestRecord, RequestSort } from '../../store/repositories/requests'
 import type { Store } from '../../store/store'
-import { PAGE_LIMITS, type QueryInput } from './model'
+import { type IdsInput, PAGE_LIMITS, type QueryInput } from './model'
 
 const DEFAULT_LIMIT = 100
 
@@ -105,12 +105,15 @@ export class TrafficService {
     return { count: await this.store.requests.count(this.scope(principal, filter, 'request')) }
   }
 
-  async byIds(principal: Principal, ids: readonly string[], includeBodies?: boolean) {
+  async byIds(principal: Principal, input: IdsInput) {
     const rows = await this.store.requests.getMany(
       principal.orgId,
-      ids.map((id) => id.toLowerCase()),
+      input.requestIds.map((id) => id.toLowerCase()),
     )
-    return { requests: await this.withBodies(principal, rows, includeBodies) }
+    const views = await this.withBodies(principal, rows, input.includeBodies)
+    if (!input.includeAnnotations || rows.length === 0) return { requests: views }
+    const annotations = await this.store.org(principal.orgId).annotations.ofRequests(rows.map((r) => r.id))
+    return { requests: views.map((v) => ({ ...v, annotations: annotations.get(v.id) })) }
   }
 
   /** Assets (images and files of a request) are not stored yet: a request's asset is not found. */

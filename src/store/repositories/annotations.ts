@@ -1,11 +1,11 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm'
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 import type { Clock } from '../store'
 
 /** What one organisation adds to its traffic after the fact: scores, a request's properties, session feedback and tags. */
 export const annotationsRepository = (
-  { orm, tables: { requestScores, sessionFeedback, sessionTags, requests } }: Database,
+  { orm, tables: { requestScores, requestFeedback, requestFlags, sessionFeedback, sessionTags, requests } }: Database,
   orgId: string,
   now: Clock,
 ) => {
@@ -13,7 +13,44 @@ export const annotationsRepository = (
   const request = orgRows(requests, orgId)
   const feedback = orgRows(sessionFeedback, orgId)
   const tags = orgRows(sessionTags, orgId)
+  const ratings = orgRows(requestFeedback, orgId)
+  const flags = orgRows(requestFlags, orgId)
   return {
+    /** Everything said about some requests after they ran: the rating, the scores and the security flags. */
+    async ofRequests(requestIds: readonly string[]) {
+      const ids = [...requestIds]
+      const [rated, scored, flagged] = await Promise.all([
+        orm
+          .select({ requestId: requestFeedback.requestId, rating: requestFeedback.rating })
+          .from(requestFeedback)
+          .where(ratings.where(inArray(requestFeedback.requestId, ids))),
+        orm
+          .select({ requestId: requestScores.requestId, name: requestScores.name, value: requestScores.value })
+          .from(requestScores)
+          .where(scores.where(inArray(requestScores.requestId, ids)))
+          .orderBy(requestScores.name),
+        orm
+          .select({
+            requestId: requestFlags.requestId,
+            kind: requestFlags.kind,
+            category: requestFlags.category,
+            occurrences: requestFlags.occurrences,
+          })
+          .from(requestFlags)
+          .where(flags.where(inArray(requestFlags.requestId, ids)))
+          .orderBy(requestFlags.kind, requestFlags.category),
+      ])
+      type Flag = Omit<(typeof flagged)[number], 'requestId'>
+      type Annotations = { rating: number | null; scores: Array<{ name: string; value: number }>; flags: Flag[] }
+      const byRequest = new Map<string, Annotations>(ids.map((id) => [id, { rating: null, scores: [], flags: [] }]))
+      for (const { requestId, rating } of rated) {
+        const annotations = byRequest.get(requestId)
+        if (annotations) annotations.rating = rating
+      }
+      for (const { requestId, ...score } of scored) byRequest.get(requestId)?.scores.push(score)
+      for (const { requestId, ...flag } of flagged) byRequest.get(requestId)?.flags.push(flag)
+      return byRequest
+    },
     async score(fields: { requestId: string; name: string; value: number; actorId: string | null; createdAt: Date }) {
       await orm
         .insert(requestScores)

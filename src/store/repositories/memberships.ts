@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -10,7 +10,7 @@ export interface Membership {
 }
 
 /** Who belongs to one organisation, and with which role. */
-export const membershipsRepository = ({ orm, tables: { memberships } }: Database, orgId: string) => {
+export const membershipsRepository = ({ orm, tables: { memberships, users } }: Database, orgId: string) => {
   const member = orgRows(memberships, orgId)
   return {
     async add(fields: Omit<Membership, 'orgId'>): Promise<void> {
@@ -34,6 +34,21 @@ export const membershipsRepository = ({ orm, tables: { memberships } }: Database
     },
     async list(): Promise<Membership[]> {
       return orm.select().from(memberships).where(member.where())
+    },
+    /** The members with the email each signs in with, oldest member first. */
+    async listWithEmails(): Promise<Array<Membership & { email: string }>> {
+      return orm
+        .select({
+          orgId: memberships.orgId,
+          userId: memberships.userId,
+          role: memberships.role,
+          createdAt: memberships.createdAt,
+          email: users.email,
+        })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(member.where())
+        .orderBy(asc(memberships.createdAt), asc(memberships.userId))
     },
     async setRole(userId: string, role: string): Promise<boolean> {
       const rows = await orm
