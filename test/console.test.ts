@@ -1,80 +1,37 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
-import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
-import { createHarness, type Harness } from './support/harness'
-import { serveHarness } from './support/serve'
+import type { Page } from 'playwright-core'
+import {
+  browserAvailable as available,
+  BROWSER_TEST_MS,
+  type ConsoleWorld,
+  MEMBER_EMAIL,
+  openPage as openPageIn,
+  PASSWORD,
+  SHOTS,
+  signIn as signInAt,
+  startConsoleWorld,
+} from './support/console'
 
-/**
- * The console in a real browser: Debian's chromium, driven by playwright-core, against gw serving the
- * console as `gw serve` does. Screenshots go to test-artifacts/console (git-ignored), to be looked at.
- */
-const CHROMIUM = '/usr/bin/chromium'
-const SHOTS = join(import.meta.dir, '..', 'test-artifacts', 'console')
-const EMAIL = 'owner@console.test'
-const PASSWORD = 'a console password'
-/** A browser on two shared cores: signing in and rendering take seconds, not milliseconds. */
-const BROWSER_TEST_MS = 30_000
-
-// CI installs chromium and requires the browser tests; a machine without it skips them loudly.
-const required = process.env.GW_TEST_REQUIRE_SERVICES === '1'
-const available = existsSync(CHROMIUM)
-if (!available && required) throw new Error(`${CHROMIUM} is missing: CI installs it (apt-get install chromium)`)
-
-let fake: FakeProvider
-let h: Harness
-let server: { url: string; stop(): Promise<void> }
-let browser: Browser
+let world: ConsoleWorld
+let h: ConsoleWorld['h']
+let fake: ConsoleWorld['fake']
+let server: ConsoleWorld['server']
 let apiKey: string
 let orgId: string
 let ownerSession: string
-const MEMBER_EMAIL = 'member@console.test'
 
 beforeAll(async () => {
   if (!available) return
-  fake = await startFakeProvider()
-  h = await createHarness({ providers: providersAt(fake) })
-  const org = await h.services.organizations.bootstrap({ orgName: 'console', email: EMAIL, tier: 'growth', password: PASSWORD })
-  await h.services.organizations.addCredits(org.orgId, 10)
-  apiKey = org.apiKey
-  orgId = org.orgId
-  ownerSession = org.sessionToken
-  await h.services.members.add({ orgId, email: MEMBER_EMAIL, role: 'member', password: PASSWORD })
-  server = serveHarness(h)
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
-  mkdirSync(SHOTS, { recursive: true })
+  world = await startConsoleWorld()
+  ;({ h, fake, server, apiKey, orgId, ownerSession } = world)
 })
 afterAll(async () => {
-  if (!available) return
-  await browser.close()
-  await server.stop()
-  await h.close()
-  await fake.close()
+  if (available) await world.close()
 })
 
-/** A fresh page that records every request it makes, and every error it logs. */
-async function openPage(): Promise<{ page: Page; requested: string[]; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-  const requested: string[] = []
-  const errors: string[] = []
-  page.on('request', (request) => requested.push(request.url()))
-  page.on('pageerror', (error) => errors.push(error.message))
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
-  })
-  return { page, requested, errors }
-}
-
-async function signIn(page: Page, password = PASSWORD, email = EMAIL): Promise<void> {
-  await page.goto(server.url)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
+const openPage = () => openPageIn(world.browser)
+const signIn = (page: Page, password = PASSWORD, email?: string) => signInAt(page, server.url, email, password)
 
 describe.skipIf(!available)('the console, in chromium', () => {
   test(
