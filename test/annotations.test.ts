@@ -52,13 +52,15 @@ describe('annotating requests', () => {
     expect((await h.store.requests.get(org.orgId, id))?.properties).not.toHaveProperty('x')
   })
 
-  test('bad input: 400', async () => {
-    for (const [path, body] of [
-      [`/v1/request/${id}/feedback`, { rating: 5 }],
-      [`/v1/request/${id}/score`, { name: 'bad name', value: 1 }],
-      [`/v1/request/${id}/score`, { name: 'ok', value: 'high' }],
+  test("bad input: 400, saying what is wrong in the schema's own words where it has them", async () => {
+    for (const [path, body, message] of [
+      [`/v1/request/${id}/feedback`, { rating: 5 }, 'invalid body at "rating": rating must be true/false or a number from -1 to 1'],
+      [`/v1/request/${id}/score`, { name: 'bad name', value: 1 }, 'invalid body at "name": name must be 1-64 letters, digits, _, . or -'],
+      [`/v1/request/${id}/score`, { name: 'ok', value: 'high' }, 'invalid body at "value": Expected number'],
     ] as const) {
-      expect((await h.request('POST', path, { token: org.apiKey, body })).status).toBe(400)
+      const response = await h.request('POST', path, { token: org.apiKey, body })
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(message)
     }
     expect(
       (await h.request('PUT', `/v1/request/${id}/property`, { token: org.apiKey, body: { key: "a'b", value: 'x' } })).status,

@@ -5,7 +5,7 @@ import { errorFamily } from '../gateway/dispatch-routes'
 import type { Logger } from '../log'
 
 interface ValidationLike {
-  all?: Array<{ path?: string; summary?: string; message?: string }>
+  all?: Array<{ path?: string; summary?: string; message?: string; schema?: { error?: unknown } }>
   message: string
 }
 
@@ -13,7 +13,10 @@ function describeValidation(error: ValidationLike, where: string): string {
   const first = error.all?.[0]
   if (!first) return `invalid ${where}`
   const path = first.path && first.path.length > 0 ? first.path.slice(1).replaceAll('/', '.') : ''
-  return `invalid ${where}${path ? ` at "${path}"` : ''}: ${first.summary ?? first.message ?? 'does not match the schema'}`
+  // A schema's own `error` says what is wrong in the caller's terms ("domain must be a DNS name");
+  // without one, the validator's summary ("Expected string to match '^[A-Za-z0-9.-]+$'").
+  const own = typeof first.schema?.error === 'string' ? first.schema.error : undefined
+  return `invalid ${where}${path ? ` at "${path}"` : ''}: ${own ?? first.summary ?? first.message ?? 'does not match the schema'}`
 }
 
 /** The one place where thrown errors become responses. Our own faults are logged and never detailed. */
