@@ -17,7 +17,7 @@ interface Import {
   typeOnly: boolean
 }
 
-const files = [...new Bun.Glob('**/*.ts').scanSync(SRC)].filter((file) => !file.endsWith('.d.ts'))
+const files = [...new Bun.Glob('**/*.{ts,tsx}').scanSync(SRC)].filter((file) => !file.endsWith('.d.ts'))
 
 /** `import ... from`, `export ... from` and `import(...)` of a relative path, with whether only types come. */
 const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g
@@ -32,7 +32,7 @@ function importsOf(file: string): Import[] {
     // `import { type A, type B }` brings types only, as `import type { A, B }` does.
     const braces = /^\{([^}]*)\}$/.exec(names.trim())
     const allTyped = braces?.[1]?.split(',').every((name) => name.trim() === '' || name.trim().startsWith('type ')) ?? false
-    const target = relative(SRC, resolve(join(SRC, dirname(file)), spec)).replace(/\.ts$/, '')
+    const target = relative(SRC, resolve(join(SRC, dirname(file)), spec)).replace(/\.tsx?$/, '')
     found.push({ from: file, target, typeOnly: match[2] !== undefined || (braces !== null && allTyped) })
   }
   return found
@@ -65,6 +65,9 @@ const LOWER = new Set([
   'auth',
   'store',
 ])
+
+/** Files outside the console that it may bundle: no server dependency, nothing but the language. */
+const BROWSER_SAFE = new Set(['util/csv'])
 
 type Rule = { name: string; broken: (i: Import) => boolean }
 
@@ -101,6 +104,10 @@ const RULES: Rule[] = [
     broken: (i) => area(i.from) === 'modules' && area(i.target) === 'gateway' && !i.typeOnly,
   },
   {
+    name: 'the console runs in the browser: it imports only its own files and plain helpers of util/, never server code',
+    broken: (i) => area(i.from) === 'console' && area(i.target) !== 'console' && !BROWSER_SAFE.has(i.target),
+  },
+  {
     name: 'the composition reaches modules only through app.ts',
     broken: (i) => ['serve', 'runtime', 'main', 'config'].includes(area(i.from)) && area(i.target) === 'modules',
   },
@@ -135,6 +142,7 @@ describe('the architecture', () => {
     expect(probe('app.ts', 'main')).not.toEqual([])
     expect(probe('log.ts', 'config')).not.toEqual([])
     expect(probe('runtime.ts', 'modules/health/service', true)).not.toEqual([])
+    expect(probe('console/requests.tsx', 'query/filter')).not.toEqual([])
     // And lets through what the layering allows.
     expect(probe('modules/teams/routes.ts', 'modules/teams/service')).toEqual([])
     expect(probe('modules/teams/service.ts', 'gateway/gateway', true)).toEqual([])

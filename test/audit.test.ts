@@ -3,10 +3,10 @@ import { createApp } from '../src/app'
 import { auditEntry } from '../src/audit/entry'
 import type { Fields, Logger } from '../src/log'
 import { silentLogger } from '../src/log'
-import { csvField, csvRow } from '../src/modules/audit/csv'
 import { AuditService, EXPORT_LIMITS, type ExportLimits } from '../src/modules/audit/service'
 import type { AuditQuery } from '../src/store/repositories/audit'
 import type { OrgRepositories, Store } from '../src/store/store'
+import { csvField, csvRow } from '../src/util/csv'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 
 describe('CSV quoting (RFC 4180)', () => {

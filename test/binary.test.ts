@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { VERSION } from '../src/version'
+import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } from './support/console'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 
 /**
@@ -40,6 +41,28 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
+/** `gw serve` in a directory, on a port the kernel chooses, calling the fake provider. */
+async function serveFrom(cwd: string) {
+  const server = Bun.spawn([binary, 'serve'], {
+    cwd,
+    env: env({ GW_PORT: '0', OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: 'sk-operator' }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  // The listening line carries the port the kernel chose.
+  const reader = server.stderr.getReader()
+  let log = ''
+  let base: string | undefined
+  while (base === undefined) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server exited: ${log}`)
+    log += new TextDecoder().decode(value)
+    base = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1]
+  }
+  reader.releaseLock()
+  return { server, base }
+}
+
 describe('the compiled binary', () => {
   test('--version and --help', () => {
     expect(run(['--version'], { cwd: home }).stdout.trim()).toBe(VERSION)
@@ -75,26 +98,9 @@ describe('the compiled binary', () => {
 
   test('from an empty directory: serves, bootstraps, enforces permissions, stops cleanly', async () => {
     const cwd = mkdtempSync(join(work, 'empty-'))
-    const server = Bun.spawn([binary, 'serve'], {
-      cwd,
-      env: env({ GW_PORT: '0', OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: 'sk-operator' }),
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    const { server, base } = await serveFrom(cwd)
     let orgId = ''
     try {
-      // The listening line carries the port the kernel chose.
-      const reader = server.stderr.getReader()
-      let log = ''
-      let base: string | undefined
-      while (base === undefined) {
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`server exited: ${log}`)
-        log += new TextDecoder().decode(value)
-        base = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1]
-      }
-      reader.releaseLock()
-
       const health = await fetch(`${base}/healthcheck`)
       expect(health.status).toBe(200)
       expect(await health.json()).toMatchObject({ status: 'ok', version: VERSION, components: { database: 'ok' } })
@@ -194,4 +200,57 @@ describe('the compiled binary', () => {
     expect(row.n).toBe(1)
     expect(org.balance).toBe(5e9 - 7_500_000) // $0.0075 at the fake's usage, taken with the record
   })
+
+  test.skipIf(!browserAvailable)(
+    "the console from the executable, in chromium: the first person's two commands, signing in, a key, its call in Requests",
+    async () => {
+      const cwd = mkdtempSync(join(work, 'console-'))
+      // The first person: one command to create the organisation with a password, one to serve.
+      const password = 'the first password'
+      const boot = run(['bootstrap', '--org', 'First', '--email', 'first@acme.test', '--tier', 'growth', '--password-stdin'], {
+        cwd,
+        stdin: `${password}\n`,
+      })
+      expect(boot.code).toBe(0)
+      // Calls on the operator's provider key are paid from credits (not part of signing in).
+      const { orgId } = JSON.parse(boot.stdout) as { orgId: string }
+      expect(run(['credits', 'add', '--org', orgId, '--usd', '1'], { cwd }).code).toBe(0)
+      const { server, base } = await serveFrom(cwd)
+      const browser = await launchChromium()
+      try {
+        const { page, requested, errors } = await openPage(browser)
+        await page.goto(base)
+        await page.getByLabel('Email').fill('first@acme.test')
+        await page.getByLabel('Password').fill(password)
+        await page.getByRole('button', { name: 'Sign in' }).click()
+        await page.getByRole('heading', { name: 'Overview' }).waitFor()
+        await page.getByRole('link', { name: 'API keys' }).click()
+        await page.getByLabel('Name').fill('from the binary')
+        await page.getByRole('button', { name: 'Create key' }).click()
+        const key = (await page.locator('[data-secret]').textContent()) ?? ''
+        expect(key).toStartWith('gw-sk-')
+        const call = await fetch(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi from the binary' }] }),
+        })
+        expect(call.status).toBe(200)
+        // The record is written by the log writer's thread: Requests shows it within seconds.
+        await page.getByRole('link', { name: 'Requests' }).click()
+        for (let attempt = 0; attempt < 20 && (await page.locator('[data-cost]').count()) === 0; attempt++) {
+          await Bun.sleep(250)
+          await page.getByRole('button', { name: 'Apply filter' }).click()
+        }
+        expect(await page.locator('[data-cost]').first().textContent()).toBe('$0.0075')
+        await shot(page, 'binary-requests')
+        expect(requested.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([])
+        expect(errors, errors.join('\n')).toEqual([])
+      } finally {
+        await browser.close()
+        server.kill('SIGTERM')
+        await server.exited
+      }
+    },
+    BROWSER_TEST_MS,
+  )
 })

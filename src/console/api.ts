@@ -11,12 +11,16 @@ export interface Session {
   token: string
   orgId: string
   orgName: string
+  /** Who signed in: the pages tell their own row from the others' (nobody changes their own role). */
+  userId: string
 }
 
 export const session = {
   get(): Session | undefined {
     const raw = sessionStorage.getItem(TOKEN)
-    return raw ? (JSON.parse(raw) as Session) : undefined
+    const kept = raw ? (JSON.parse(raw) as Partial<Session>) : undefined
+    // A session kept by an older console lacks fields the pages need: signing in again fills them.
+    return kept?.token && kept.orgId && kept.userId ? (kept as Session) : undefined
   },
   set(value: Session): void {
     sessionStorage.setItem(TOKEN, JSON.stringify(value))

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from './api'
-import { ErrorNote } from './ui'
+import { ErrorNote, saveFile } from './ui'
 
 interface AuditEntry {
   id: string
@@ -52,11 +52,7 @@ export function Audit({ orgId }: { orgId: string }) {
       return
     }
     const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'audit.csv'
-    const link = document.createElement('a')
-    link.href = URL.createObjectURL(await response.blob())
-    link.download = name
-    link.click()
-    URL.revokeObjectURL(link.href)
+    saveFile(name, await response.blob())
   }
 
   const entries = pages.flatMap((page) => page.entries)

@@ -30,9 +30,10 @@ export function Chart({
   whole?: boolean
 }) {
   const holder = useRef<HTMLDivElement>(null)
+  const empty = points.every((point) => point.value === null)
   useEffect(() => {
     const element = holder.current
-    if (!element) return
+    if (!element || empty) return
     const data: uPlot.AlignedData = [
       points.map((point) => new Date(point.time).getTime() / 1000),
       points.map((point) => point.value),
@@ -46,7 +47,8 @@ export function Chart({
         height: 180,
         legend: { show: false },
         cursor: { show: true },
-        scales: { x: { time: true } },
+        // From zero, so a flat series reads as what it is; a series of zeros still gets an axis up to 1.
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         axes: [
           axis,
           {
@@ -71,7 +73,11 @@ export function Chart({
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
-      <div ref={holder} role="img" aria-label={`${title} over time`} />
+      {empty ? (
+        <p class="muted empty-chart">No values in this window.</p>
+      ) : (
+        <div ref={holder} role="img" aria-label={`${title} over time`} />
+      )}
     </figure>
   )
 }

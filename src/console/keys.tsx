@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { ErrorNote, useList } from './ui'
+import { ErrorNote, ShownOnce, useList } from './ui'
 
 interface ApiKey {
   id: string
@@ -51,20 +51,9 @@ export function Keys({ canWrite }: { canWrite: boolean }) {
       <h1 id="keys">API keys</h1>
       <ErrorNote error={error} />
       {issued && (
-        <div class="card secret" role="status">
-          <p>
-            The key <strong>{issued.name}</strong> is shown this once: gw keeps only its hash.
-          </p>
-          <code data-secret>{issued.key}</code>
-          <div class="actions">
-            <button type="button" onClick={() => navigator.clipboard?.writeText(issued.key)}>
-              Copy
-            </button>
-            <button type="button" class="quiet" onClick={() => setIssued(undefined)}>
-              I have saved it
-            </button>
-          </div>
-        </div>
+        <ShownOnce secret={issued.key} done="I have saved it" onDone={() => setIssued(undefined)}>
+          The key <strong>{issued.name}</strong> is shown this once: gw keeps only its hash.
+        </ShownOnce>
       )}
       {canWrite && (
         <form class="inline" onSubmit={create} aria-label="New API key">

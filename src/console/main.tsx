@@ -1,55 +1,103 @@
+import type { ComponentChildren } from 'preact'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
 import { Audit } from './audit'
 import { Keys } from './keys'
+import { Members } from './members'
 import { Overview } from './overview'
+import { Properties } from './properties'
 import { ProviderKeys } from './provider-keys'
+import { ProxyKeys } from './proxy-keys'
 import { RateLimits } from './rate-limits'
 import { Requests } from './requests'
+import { Roles } from './roles'
+import { Sessions } from './sessions'
 import { SettingsPage } from './settings'
 import { SignIn } from './sign-in'
+import { SingleSignOn } from './sso'
+import { Teams } from './teams'
+import type { PageProps } from './ui'
+import { Users } from './users'
+
+interface PageEntry {
+  hash: string
+  title: string
+  group: 'Traffic' | 'Access' | 'Organization'
+  /** The permission without which the page is not shown at all. */
+  needs?: string
+  show(props: PageProps): ComponentChildren
+}
 
 /** The pages, by the hash of the address: a page can be linked to, and reloading keeps it. */
-const PAGES = [
-  { hash: '#/overview', title: 'Overview' },
-  { hash: '#/requests', title: 'Requests' },
-  { hash: '#/keys', title: 'API keys' },
-  { hash: '#/provider-keys', title: 'Provider keys', needs: 'provider_keys.write' },
-  { hash: '#/rate-limits', title: 'Rate limits' },
-  { hash: '#/audit', title: 'Audit log', needs: 'audit.read' },
-  { hash: '#/settings', title: 'Settings' },
-] as const
-type PageHash = (typeof PAGES)[number]['hash']
+const PAGES: readonly PageEntry[] = [
+  { hash: '#/overview', title: 'Overview', group: 'Traffic', needs: 'traffic.read', show: () => <Overview /> },
+  { hash: '#/requests', title: 'Requests', group: 'Traffic', needs: 'traffic.read', show: (p) => <Requests {...p} /> },
+  { hash: '#/sessions', title: 'Sessions', group: 'Traffic', needs: 'traffic.read', show: (p) => <Sessions {...p} /> },
+  { hash: '#/users', title: 'Users', group: 'Traffic', needs: 'traffic.read', show: (p) => <Users {...p} /> },
+  { hash: '#/properties', title: 'Properties', group: 'Traffic', needs: 'traffic.read', show: (p) => <Properties {...p} /> },
+  { hash: '#/keys', title: 'API keys', group: 'Access', show: (p) => <Keys canWrite={p.can('keys.write')} /> },
+  { hash: '#/proxy-keys', title: 'Proxy keys', group: 'Access', show: (p) => <ProxyKeys {...p} /> },
+  {
+    hash: '#/provider-keys',
+    title: 'Provider keys',
+    group: 'Access',
+    needs: 'provider_keys.write',
+    show: () => <ProviderKeys />,
+  },
+  { hash: '#/members', title: 'Members', group: 'Access', show: (p) => <Members {...p} /> },
+  { hash: '#/roles', title: 'Roles', group: 'Access', show: (p) => <Roles {...p} /> },
+  { hash: '#/teams', title: 'Teams', group: 'Access', show: (p) => <Teams {...p} /> },
+  {
+    hash: '#/rate-limits',
+    title: 'Rate limits',
+    group: 'Organization',
+    show: (p) => <RateLimits canWrite={p.can('spend_controls.write')} />,
+  },
+  { hash: '#/audit', title: 'Audit log', group: 'Organization', needs: 'audit.read', show: (p) => <Audit orgId={p.orgId} /> },
+  {
+    hash: '#/settings',
+    title: 'Settings',
+    group: 'Organization',
+    show: (p) => <SettingsPage canWrite={p.can('org.settings.write')} />,
+  },
+  {
+    hash: '#/sso',
+    title: 'Single sign-on',
+    group: 'Organization',
+    needs: 'org.settings.write',
+    show: (p) => <SingleSignOn {...p} />,
+  },
+]
+const GROUPS = ['Traffic', 'Access', 'Organization'] as const
 
-const currentPage = (): PageHash => PAGES.find((page) => page.hash === location.hash)?.hash ?? '#/overview'
-
-function usePage(): PageHash {
-  const [page, setPage] = useState(currentPage())
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash)
   useEffect(() => {
-    const follow = () => setPage(currentPage())
+    const follow = () => setHash(location.hash)
     addEventListener('hashchange', follow)
     return () => removeEventListener('hashchange', follow)
   }, [])
-  return page
+  return hash
 }
 
 /** What the signed-in person may do: the console shows only the actions it allows (the server still decides). */
-function usePermissions(current: Session | undefined): ReadonlySet<string> | undefined {
+function usePermissions(current: Session | undefined) {
   const [permissions, setPermissions] = useState<ReadonlySet<string>>()
+  const [reads, setReads] = useState(0)
   useEffect(() => {
     if (!current) return
     api<{ permissions: string[] }>('GET', `/v1/organization/${encodeURIComponent(current.orgId)}/permissions/me`)
       .then((me) => setPermissions(new Set(me.permissions)))
       .catch(() => setPermissions(new Set()))
-  }, [current])
-  return permissions
+  }, [current, reads])
+  return { permissions, reload: () => setReads((count) => count + 1) }
 }
 
 function Console() {
   const [current, setCurrent] = useState<Session | undefined>(session.get())
-  const page = usePage()
-  const permissions = usePermissions(current)
+  const hash = useHash()
+  const { permissions, reload: reloadPermissions } = usePermissions(current)
   if (!current) {
     return (
       <SignIn
@@ -66,35 +114,48 @@ function Console() {
     session.clear()
     setCurrent(undefined)
   }
+  const visible = permissions ? PAGES.filter((entry) => !entry.needs || permissions.has(entry.needs)) : []
+  const page = visible.find((entry) => entry.hash === hash) ?? visible[0]
+  const props: PageProps = {
+    orgId: current.orgId,
+    userId: current.userId,
+    can: (permission) => permissions?.has(permission) ?? false,
+    reloadPermissions,
+  }
   return (
     <>
       <header>
         <span class="brand">gw</span>
         <span class="org">{current.orgName}</span>
-        <nav aria-label="Pages">
-          {PAGES.filter((entry) => !('needs' in entry) || permissions?.has(entry.needs)).map((entry) => (
-            <a key={entry.hash} href={entry.hash} aria-current={entry.hash === page ? 'page' : undefined}>
-              {entry.title}
-            </a>
-          ))}
-        </nav>
         <span class="spacer" />
         <button type="button" class="quiet" onClick={signOut}>
           Sign out
         </button>
       </header>
-      <main>
-        {page === '#/overview' && <Overview />}
-        {page === '#/requests' && permissions && <Requests canAnnotate={permissions.has('traffic.annotate')} />}
-        {page === '#/keys' && permissions && <Keys canWrite={permissions.has('keys.write')} />}
-        {page === '#/provider-keys' && permissions?.has('provider_keys.write') && <ProviderKeys />}
-        {page === '#/rate-limits' && permissions && <RateLimits canWrite={permissions.has('spend_controls.write')} />}
-        {page === '#/audit' && permissions?.has('audit.read') && <Audit orgId={current.orgId} />}
-        {page === '#/settings' && permissions && <SettingsPage canWrite={permissions.has('org.settings.write')} />}
-      </main>
+      <div class="layout">
+        <nav class="pages" aria-label="Pages">
+          {GROUPS.map((group) => (
+            <div key={group} class="nav-group">
+              <span class="nav-title">{group}</span>
+              {visible
+                .filter((entry) => entry.group === group)
+                .map((entry) => (
+                  <a key={entry.hash} href={entry.hash} aria-current={entry === page ? 'page' : undefined}>
+                    {entry.title}
+                  </a>
+                ))}
+            </div>
+          ))}
+        </nav>
+        <main>{permissions ? page?.show(props) : <p class="muted">Loading…</p>}</main>
+      </div>
     </>
   )
 }
 
+// A page of another site could frame the console and trick a click onto a button (clickjacking); the
+// policy that forbids it (frame-ancestors) only works as a header, which Bun's bundled page cannot
+// carry, so a framed console refuses to show itself at all.
 const root = document.getElementById('app')
-if (root) render(<Console />, root)
+if (root && window.top === window.self) render(<Console />, root)
+else if (root) root.textContent = 'The gw console does not open inside a frame of another page.'

@@ -9,82 +9,133 @@ interface Figures {
   cost: number
   errors: number
   latencyMs: number | null
+  timeToFirstTokenMs: number | null
 }
 
-interface Series {
-  requests: SeriesPoint[]
-  cost: SeriesPoint[]
-  errors: SeriesPoint[]
-  latency: SeriesPoint[]
-}
+type Rows = Array<Record<string, unknown>>
+
+/** Each chart: its title, the metric that answers it, the measure it draws, and how its axis reads. */
+const CHARTS = [
+  { title: 'Requests', metric: 'requestOverTime', measure: 'count', format: formatCount, whole: true },
+  { title: 'Cost', metric: 'costOverTime', measure: 'cost', format: formatUsd, whole: false },
+  { title: 'Errors', metric: 'errorOverTime', measure: 'errors', format: formatCount, whole: true },
+  { title: 'Latency', metric: 'latencyOverTime', measure: 'latencyMs', format: formatMs, whole: false },
+  { title: 'Time to first token', metric: 'timeToFirstToken', measure: 'timeToFirstTokenMs', format: formatMs, whole: false },
+] as const
 
 const WINDOWS = [
+  { id: '1h', label: 'Last hour', hours: 1, bucket: 'min' },
   { id: '24h', label: 'Last 24 hours', hours: 24, bucket: 'hour' },
   { id: '7d', label: 'Last 7 days', hours: 24 * 7, bucket: 'day' },
   { id: '30d', label: 'Last 30 days', hours: 24 * 30, bucket: 'day' },
+  { id: '90d', label: 'Last 90 days', hours: 24 * 90, bucket: 'week' },
 ] as const
 type WindowId = (typeof WINDOWS)[number]['id']
 
-const pointsOf = (rows: Array<Record<string, unknown>>, measure: string): SeriesPoint[] =>
+const BUCKETS = [
+  { id: 'min', label: 'Minute' },
+  { id: 'hour', label: 'Hour' },
+  { id: 'day', label: 'Day' },
+  { id: 'week', label: 'Week' },
+  { id: 'month', label: 'Month' },
+] as const
+type BucketId = (typeof BUCKETS)[number]['id']
+
+/** The top lists: what spend/by groups the window's requests by. */
+const TOPS = [
+  { title: 'Top models', groupBy: 'model' },
+  { title: 'Top users', groupBy: 'user' },
+] as const
+
+interface Group {
+  key: string | null
+  requests: number
+  cost: number
+}
+
+const pointsOf = (rows: Rows, measure: string): SeriesPoint[] =>
   rows.map((row) => ({ time: String(row.time), value: typeof row[measure] === 'number' ? (row[measure] as number) : null }))
 
-/** The window at a glance: its totals, and each measure over time in the caller's own time zone. */
+/** The window's metrics body, in the caller's own time zone. */
+function windowBody(windowId: WindowId, bucket: BucketId) {
+  const chosen = WINDOWS.find((w) => w.id === windowId) ?? WINDOWS[1]
+  const end = new Date()
+  return {
+    filter: 'all',
+    timeFilter: { start: new Date(end.getTime() - chosen.hours * 3_600_000).toISOString(), end: end.toISOString() },
+    timeZoneDifference: -end.getTimezoneOffset(),
+    dbIncrement: bucket,
+  }
+}
+
+/** The window at a glance: its totals, each measure over time, and where the traffic and spend go. */
 export function Overview() {
   const [windowId, setWindowId] = useState<WindowId>('24h')
+  const [bucket, setBucket] = useState<BucketId>('hour')
   const [figures, setFigures] = useState<Figures>()
-  const [series, setSeries] = useState<Series>()
+  const [series, setSeries] = useState<SeriesPoint[][]>()
   const [error, setError] = useState<string>()
   useEffect(() => {
-    const chosen = WINDOWS.find((w) => w.id === windowId) ?? WINDOWS[0]
-    const end = new Date()
-    const body = {
-      filter: 'all',
-      timeFilter: { start: new Date(end.getTime() - chosen.hours * 3_600_000).toISOString(), end: end.toISOString() },
-      timeZoneDifference: -end.getTimezoneOffset(),
-      dbIncrement: chosen.bucket,
-    }
+    const body = windowBody(windowId, bucket)
     const metric = <T,>(name: string) => api<T>('POST', `/v1/metrics/${name}`, body)
-    type Rows = Array<Record<string, unknown>>
     setError(undefined)
     Promise.all([
       metric<{ count: number }>('totalRequests'),
       metric<{ cost: number }>('totalCost'),
       metric<{ latencyMs: number | null }>('averageLatency'),
+      metric<{ timeToFirstTokenMs: number | null }>('averageTimeToFirstToken'),
       metric<Array<{ count: number }>>('errorBreakdown'),
-      metric<Rows>('requestOverTime'),
-      metric<Rows>('costOverTime'),
-      metric<Rows>('errorOverTime'),
-      metric<Rows>('latencyOverTime'),
     ])
-      .then(([requests, cost, latency, breakdown, requestRows, costRows, errorRows, latencyRows]) => {
+      .then(([requests, cost, latency, firstToken, breakdown]) =>
         setFigures({
           requests: requests.count,
           cost: cost.cost,
           latencyMs: latency.latencyMs,
+          timeToFirstTokenMs: firstToken.timeToFirstTokenMs,
           errors: breakdown.reduce((sum, row) => sum + row.count, 0),
-        })
-        setSeries({
-          requests: pointsOf(requestRows, 'count'),
-          cost: pointsOf(costRows, 'cost'),
-          errors: pointsOf(errorRows, 'errors'),
-          latency: pointsOf(latencyRows, 'latencyMs'),
-        })
-      })
+        }),
+      )
       .catch((failure: Error) => setError(failure.message))
-  }, [windowId])
+    Promise.all(CHARTS.map((chart) => metric<Rows>(chart.metric)))
+      .then((answers) => setSeries(answers.map((rows, i) => pointsOf(rows, CHARTS[i]?.measure ?? ''))))
+      .catch((failure: Error) => {
+        setSeries(undefined)
+        setError(failure.message)
+      })
+  }, [windowId, bucket])
+  const chooseWindow = (id: WindowId) => {
+    setWindowId(id)
+    setBucket(WINDOWS.find((w) => w.id === id)?.bucket ?? 'hour')
+  }
   return (
     <section aria-labelledby="overview">
       <h1 id="overview">Overview</h1>
-      <label class="window">
-        Window
-        <select value={windowId} onChange={(event) => setWindowId((event.currentTarget as HTMLSelectElement).value as WindowId)}>
-          {WINDOWS.map((w) => (
-            <option key={w.id} value={w.id}>
-              {w.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <div class="toolbar">
+        <label>
+          Window
+          <select
+            value={windowId}
+            onChange={(event) => chooseWindow((event.currentTarget as HTMLSelectElement).value as WindowId)}
+          >
+            {WINDOWS.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Bucket
+          <select value={bucket} onChange={(event) => setBucket((event.currentTarget as HTMLSelectElement).value as BucketId)}>
+            {BUCKETS.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="muted">Times in {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
+      </div>
       <ErrorNote error={error} />
       {!figures && !error && <p class="muted">Loading…</p>}
       {figures && (
@@ -93,16 +144,22 @@ export function Overview() {
           <Card label="Cost" value={formatUsd(figures.cost)} />
           <Card label="Errors" value={formatCount(figures.errors)} />
           <Card label="Average latency" value={formatMs(figures.latencyMs)} />
+          <Card label="Time to first token" value={formatMs(figures.timeToFirstTokenMs)} />
         </div>
       )}
       {series && (
         <div class="charts">
-          <Chart title="Requests" points={series.requests} format={formatCount} whole />
-          <Chart title="Cost" points={series.cost} format={formatUsd} />
-          <Chart title="Errors" points={series.errors} format={formatCount} whole />
-          <Chart title="Latency" points={series.latency} format={formatMs} />
+          {CHARTS.map((chart, i) => (
+            <Chart key={chart.title} title={chart.title} points={series[i] ?? []} format={chart.format} whole={chart.whole} />
+          ))}
         </div>
       )}
+      <div class="tops">
+        {TOPS.map((top) => (
+          <TopList key={top.groupBy} title={top.title} windowId={windowId} bucket={bucket} groupBy={top.groupBy} />
+        ))}
+        <TopProperties windowId={windowId} bucket={bucket} />
+      </div>
     </section>
   )
 }
@@ -115,5 +172,78 @@ function Card({ label, value }: { label: string; value: string }) {
         {value}
       </div>
     </div>
+  )
+}
+
+/** One ranking, loaded on its own: a tier that lacks a view (users) shows why, and the rest still loads. */
+function TopList({ title, windowId, bucket, groupBy }: { title: string; windowId: WindowId; bucket: BucketId; groupBy: string }) {
+  const [groups, setGroups] = useState<Group[]>()
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    setError(undefined)
+    api<Group[]>('POST', '/v1/spend/by', { ...windowBody(windowId, bucket), groupBy, limit: 5 })
+      .then(setGroups)
+      .catch((failure: Error) => setError(failure.message))
+  }, [windowId, bucket, groupBy])
+  return <Ranking title={title} groups={groups} error={error} noKey="(none)" />
+}
+
+/** The costliest property values of the window, as `name = value`, across its first few property names. */
+function TopProperties({ windowId, bucket }: { windowId: WindowId; bucket: BucketId }) {
+  const [groups, setGroups] = useState<Group[]>()
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    const body = windowBody(windowId, bucket)
+    setError(undefined)
+    api<string[]>('POST', '/v1/property/query', { ...body, limit: 5 })
+      .then((names) =>
+        Promise.all(
+          names.map(async (name) => {
+            const values = await api<Group[]>('POST', '/v1/spend/by', { ...body, groupBy: `property:${name}`, limit: 5 })
+            return values.filter((value) => value.key !== null).map((value) => ({ ...value, key: `${name} = ${value.key}` }))
+          }),
+        ),
+      )
+      .then((perName) =>
+        setGroups(
+          perName
+            .flat()
+            .sort((a, b) => b.cost - a.cost || b.requests - a.requests)
+            .slice(0, 5),
+        ),
+      )
+      .catch((failure: Error) => setError(failure.message))
+  }, [windowId, bucket])
+  return <Ranking title="Top properties" groups={groups} error={error} noKey="(none)" />
+}
+
+function Ranking({ title, groups, error, noKey }: { title: string; groups?: Group[]; error?: string; noKey: string }) {
+  return (
+    <figure class="top" aria-label={title}>
+      <figcaption>{title}</figcaption>
+      <ErrorNote error={error} />
+      {!groups && !error && <p class="muted">Loading…</p>}
+      {groups && groups.length === 0 && <p class="muted">Nothing in this window.</p>}
+      {groups && groups.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((group) => (
+              <tr key={group.key ?? ''}>
+                <td>{group.key ?? noKey}</td>
+                <td>{formatCount(group.requests)}</td>
+                <td>{formatUsd(group.cost)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </figure>
   )
 }

@@ -1,56 +1,116 @@
 import { useEffect, useState } from 'preact/hooks'
+import { csvRow } from '../util/csv'
 import { api } from './api'
+import { FilterBuilder } from './filter-builder'
+import { emptyTree, fromApiFilter, type Group, toApiFilter } from './filter-tree'
 import { formatCount, formatMs, formatUsd } from './format'
-import { ErrorNote } from './ui'
-
-interface RequestView {
-  id: string
-  createdAt: string
-  provider: string
-  model: string
-  path: string
-  status: 'success' | 'error'
-  httpStatus: number
-  gatewayMode: string | null
-  translationWarning: string | null
-  userId: string | null
-  properties: Record<string, string>
-  latencyMs: number | null
-  tokens: { prompt: number | null; completion: number | null; total: number | null }
-  cost: number | null
-  costNote: string | null
-  error: string | null
-  body?: { request: string; response: string | null; truncated: boolean }
-}
+import { RequestDetail, type RequestView } from './request-detail'
+import { ErrorNote, type PageProps, saveFile, useList } from './ui'
 
 interface Page {
   requests: RequestView[]
   nextCursor: string | null
 }
 
+interface SavedView {
+  id: string
+  name: string
+  filter: unknown
+}
+
+type SortField = 'created_at' | 'latency_ms' | 'total_tokens' | 'cost'
+interface Sort {
+  field: SortField
+  direction: 'asc' | 'desc'
+}
+
 const PAGE_SIZE = 50
+/** The export reads the log a page of the API's largest size at a time, and stops here: a browser tab holds it all. */
+const EXPORT_PAGE = 1_000
+const EXPORT_LIMIT = 100_000
 
-/** A model typed in narrows the list to it; empty, every request. */
-const filterFor = (model: string) => (model === '' ? 'all' : { request: { model: { equals: model } } })
+const NEWEST_FIRST: Sort = { field: 'created_at', direction: 'desc' }
 
-/** The request log, newest first, a page at a time; a request opens into its detail. */
-export function Requests({ canAnnotate }: { canAnnotate: boolean }) {
-  const [model, setModel] = useState('')
+/** The sortable columns, by the field the API sorts on. */
+const COLUMNS: Array<{ title: string; field?: SortField }> = [
+  { title: 'Time', field: 'created_at' },
+  { title: 'Model' },
+  { title: 'Status' },
+  { title: 'Latency', field: 'latency_ms' },
+  { title: 'Tokens', field: 'total_tokens' },
+  { title: 'Cost', field: 'cost' },
+]
+
+const EXPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'provider',
+  'model',
+  'path',
+  'status',
+  'http_status',
+  'latency_ms',
+  'time_to_first_token_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_usd',
+  'user_id',
+  'session_id',
+  'properties',
+  'error',
+]
+
+const exportRow = (r: RequestView) =>
+  csvRow([
+    r.id,
+    r.createdAt,
+    r.provider,
+    r.model,
+    r.path,
+    r.status,
+    r.httpStatus,
+    r.latencyMs,
+    r.timeToFirstTokenMs,
+    r.tokens.prompt,
+    r.tokens.completion,
+    r.tokens.total,
+    r.cost,
+    r.userId,
+    r.sessionId,
+    Object.keys(r.properties).length > 0 ? JSON.stringify(r.properties) : null,
+    r.error,
+  ])
+
+/** The request log: filtered by a tree of conditions or a saved view, sorted by a column, paged, exported. */
+export function Requests({ can }: PageProps) {
+  const [tree, setTree] = useState<Group>(emptyTree())
+  const [filter, setFilter] = useState<unknown>('all')
+  const [sort, setSort] = useState<Sort>(NEWEST_FIRST)
   const [pages, setPages] = useState<Page[]>([])
   const [open, setOpen] = useState<RequestView>()
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(true)
+  const [exporting, setExporting] = useState<string>()
+  const views = useList<SavedView>('/v1/filter')
 
-  const load = async (cursor?: string) => {
+  const query = (extra: Record<string, unknown>) =>
+    api<Page>('POST', '/v1/request/query', { filter, sort: { [sort.field]: sort.direction }, ...extra })
+
+  /** The next page after `loaded`: by cursor when sorted by time (rows written meanwhile shift nothing), else by offset. */
+  const load = async (loaded: Page[] = []) => {
     setLoading(true)
     setError(undefined)
     try {
-      const page = await api<Page>('POST', '/v1/request/query', {
-        filter: filterFor(model),
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      })
-      setPages((loaded) => (cursor ? [...loaded, page] : [page]))
+      const last = loaded.at(-1)
+      const position =
+        sort.field === 'created_at'
+          ? last?.nextCursor
+            ? { cursor: last.nextCursor }
+            : {}
+          : { offset: loaded.reduce((sum, page) => sum + page.requests.length, 0) }
+      const page = await query({ limit: PAGE_SIZE, ...position })
+      setPages([...loaded, page])
     } catch (failure) {
       setError((failure as Error).message)
     } finally {
@@ -59,41 +119,158 @@ export function Requests({ canAnnotate }: { canAnnotate: boolean }) {
   }
   useEffect(() => {
     load()
-  }, [model])
+  }, [JSON.stringify(filter), sort.field, sort.direction])
+
+  const sortBy = (field: SortField) =>
+    setSort((current) =>
+      current.field === field
+        ? { field, direction: current.direction === 'desc' ? 'asc' : 'desc' }
+        : { field, direction: 'desc' },
+    )
+
+  const applyView = (id: string) => {
+    const view = views.items?.find((candidate) => candidate.id === id)
+    if (!view) return
+    const shown = fromApiFilter(view.filter)
+    if (!shown) {
+      setError(`the view ${view.name} uses a filter this form cannot show; it is applied as saved`)
+      setTree(emptyTree())
+    } else setTree(shown)
+    setFilter(view.filter)
+  }
+  const saveView = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const name = String(new FormData(form).get('view') ?? '').trim()
+    if (await views.change(() => api('POST', '/v1/filter', { name, filter: toApiFilter(tree) }))) form.reset()
+  }
+  const deleteView = (view: SavedView) => views.change(() => api('DELETE', `/v1/filter/${encodeURIComponent(view.id)}`))
+
+  // Every page of the filter, newest first, by cursor: rows written during the export neither repeat nor shift it.
+  const exportCsv = async () => {
+    setError(undefined)
+    const lines = [csvRow(EXPORT_COLUMNS)]
+    let cursor: string | null | undefined
+    let rows = 0
+    try {
+      do {
+        const page = await api<Page>('POST', '/v1/request/query', {
+          filter,
+          limit: EXPORT_PAGE,
+          sort: { created_at: 'desc' },
+          ...(cursor ? { cursor } : {}),
+        })
+        for (const request of page.requests) lines.push(exportRow(request))
+        rows += page.requests.length
+        cursor = page.nextCursor
+        setExporting(`Exporting… ${formatCount(rows)} rows`)
+      } while (cursor && rows < EXPORT_LIMIT)
+      saveFile(`requests-${new Date().toISOString().slice(0, 19).replaceAll(':', '')}.csv`, new Blob(lines, { type: 'text/csv' }))
+      setExporting(
+        cursor
+          ? `Exported the newest ${formatCount(rows)} rows; narrow the filter for the rest`
+          : `Exported ${formatCount(rows)} rows`,
+      )
+    } catch (failure) {
+      setExporting(undefined)
+      setError((failure as Error).message)
+    }
+  }
 
   const rows = pages.flatMap((page) => page.requests)
-  const next = pages.at(-1)?.nextCursor
-  if (open) return <RequestDetail request={open} canAnnotate={canAnnotate} onBack={() => setOpen(undefined)} />
+  const more = sort.field === 'created_at' ? pages.at(-1)?.nextCursor : pages.at(-1)?.requests.length === PAGE_SIZE
+  if (open) return <RequestDetail request={open} can={can} back="Requests" onBack={() => setOpen(undefined)} />
   return (
     <section aria-labelledby="requests">
       <h1 id="requests">Requests</h1>
       <form
-        class="inline"
         aria-label="Filter"
         onSubmit={(event) => {
           event.preventDefault()
-          setModel(String(new FormData(event.currentTarget as HTMLFormElement).get('model') ?? '').trim())
+          setFilter(toApiFilter(tree))
         }}
       >
-        <label>
-          Model
-          <input name="model" placeholder="every model" defaultValue={model} />
-        </label>
-        <button type="submit">Filter</button>
+        <FilterBuilder tree={tree} onChange={setTree} />
+        <div class="actions">
+          <button type="submit">Apply filter</button>
+          <button
+            type="button"
+            class="quiet"
+            onClick={() => {
+              setTree(emptyTree())
+              setFilter('all')
+            }}
+          >
+            Clear
+          </button>
+          <button type="button" class="quiet" onClick={exportCsv}>
+            Export CSV
+          </button>
+          {exporting && <span role="status">{exporting}</span>}
+        </div>
       </form>
-      <ErrorNote error={error} />
+      <div class="toolbar views">
+        <label>
+          Saved view
+          <select value="" onChange={(event) => applyView((event.currentTarget as HTMLSelectElement).value)}>
+            <option value="">{views.items && views.items.length === 0 ? 'none saved' : 'choose…'}</option>
+            {views.items?.map((view) => (
+              <option key={view.id} value={view.id}>
+                {view.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {can('org.settings.write') && (
+          <form class="inline" aria-label="Save view" onSubmit={saveView}>
+            <label>
+              Save the filter as
+              <input name="view" required maxLength={200} placeholder="view name" />
+            </label>
+            <button type="submit" class="quiet">
+              Save view
+            </button>
+          </form>
+        )}
+        {can('org.settings.write') &&
+          views.items?.map((view) => (
+            <button
+              key={view.id}
+              type="button"
+              class="quiet"
+              aria-label={`Delete view ${view.name}`}
+              onClick={() => deleteView(view)}
+            >
+              ✕ {view.name}
+            </button>
+          ))}
+      </div>
+      <ErrorNote error={error ?? views.error} />
       {loading && rows.length === 0 && <p class="muted">Loading…</p>}
       {!loading && rows.length === 0 && !error && <p class="muted">No requests match.</p>}
       {rows.length > 0 && (
         <table>
           <thead>
             <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Model</th>
-              <th scope="col">Status</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
+              {COLUMNS.map((column) => {
+                const sorted = column.field === sort.field
+                return (
+                  <th
+                    key={column.title}
+                    scope="col"
+                    aria-sort={sorted ? (sort.direction === 'desc' ? 'descending' : 'ascending') : undefined}
+                  >
+                    {column.field ? (
+                      <button type="button" class="link sort" onClick={() => sortBy(column.field as SortField)}>
+                        {column.title}
+                        {sorted ? (sort.direction === 'desc' ? ' ↓' : ' ↑') : ''}
+                      </button>
+                    ) : (
+                      column.title
+                    )}
+                  </th>
+                )
+              })}
             </tr>
           </thead>
           <tbody>
@@ -108,7 +285,7 @@ export function Requests({ canAnnotate }: { canAnnotate: boolean }) {
                 <td>
                   {request.status} ({request.httpStatus})
                 </td>
-                <td>{formatMs(request.latencyMs)}</td>
+                <td data-latency>{formatMs(request.latencyMs)}</td>
                 <td>{request.tokens.total === null ? '-' : formatCount(request.tokens.total)}</td>
                 <td data-cost>{request.cost === null ? '-' : formatUsd(request.cost)}</td>
               </tr>
@@ -116,96 +293,10 @@ export function Requests({ canAnnotate }: { canAnnotate: boolean }) {
           </tbody>
         </table>
       )}
-      {next && (
-        <button type="button" class="quiet" disabled={loading} onClick={() => load(next)}>
+      {more && (
+        <button type="button" class="quiet" disabled={loading} onClick={() => load(pages)}>
           More
         </button>
-      )}
-    </section>
-  )
-}
-
-function RequestDetail({ request, canAnnotate, onBack }: { request: RequestView; canAnnotate: boolean; onBack(): void }) {
-  const [bodies, setBodies] = useState<RequestView['body']>()
-  const [rated, setRated] = useState<string>()
-  const [error, setError] = useState<string>()
-  useEffect(() => {
-    api<{ requests: RequestView[] }>('POST', '/v1/request/query-ids', { requestIds: [request.id], includeBodies: true })
-      .then((found) => setBodies(found.requests[0]?.body))
-      .catch((failure: Error) => setError(failure.message))
-  }, [request.id])
-  const rate = async (rating: boolean) => {
-    setError(undefined)
-    try {
-      await api('POST', `/v1/request/${encodeURIComponent(request.id)}/feedback`, { rating })
-      setRated(rating ? 'Rated good' : 'Rated bad')
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
-  }
-  const facts: Array<[string, string]> = [
-    ['Request id', request.id],
-    ['Time', new Date(request.createdAt).toLocaleString()],
-    ['Provider', request.provider],
-    ['Model', request.model],
-    ['Path', request.path],
-    ['Mode', request.gatewayMode ?? '-'],
-    ['Status', `${request.status} (${request.httpStatus})`],
-    ['Latency', formatMs(request.latencyMs)],
-    ['Tokens', `${request.tokens.prompt ?? '-'} in, ${request.tokens.completion ?? '-'} out`],
-    ['Cost', request.cost === null ? `- (${request.costNote ?? 'unknown'})` : formatUsd(request.cost)],
-    ['User', request.userId ?? '-'],
-    [
-      'Properties',
-      Object.entries(request.properties)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', ') || '-',
-    ],
-  ]
-  if (request.translationWarning) facts.push(['Translation', request.translationWarning])
-  if (request.error) facts.push(['Error', request.error])
-  return (
-    <section aria-labelledby="request">
-      <button type="button" class="quiet" onClick={onBack}>
-        ← Requests
-      </button>
-      <h1 id="request">Request</h1>
-      <ErrorNote error={error} />
-      <dl class="facts">
-        {facts.map(([name, value]) => (
-          <div key={name}>
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
-      {canAnnotate && (
-        <fieldset class="actions">
-          <legend>Feedback</legend>
-          <button type="button" class="quiet" onClick={() => rate(true)}>
-            Good answer
-          </button>
-          <button type="button" class="quiet" onClick={() => rate(false)}>
-            Bad answer
-          </button>
-          {rated && <span role="status">{rated}</span>}
-        </fieldset>
-      )}
-      <h2>Bodies</h2>
-      {bodies ? (
-        <div class="bodies">
-          <figure>
-            <figcaption>Request body</figcaption>
-            <pre>{bodies.request}</pre>
-          </figure>
-          <figure>
-            <figcaption>Response body</figcaption>
-            <pre>{bodies.response ?? '(none)'}</pre>
-          </figure>
-          {bodies.truncated && <p class="muted">Cut at 64 KiB.</p>}
-        </div>
-      ) : (
-        <p class="muted">Not stored (the organization's body retention), or not yet written.</p>
       )}
     </section>
   )

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { ErrorNote } from './ui'
+import { ErrorNote, useAction, useList } from './ui'
 
 interface Settings {
   name?: string
@@ -13,7 +13,7 @@ interface Settings {
 /** The organisation's policies for stored bodies and streams; changed only by those who hold org.settings.write. */
 export function SettingsPage({ canWrite }: { canWrite: boolean }) {
   const [settings, setSettings] = useState<Settings>()
-  const [error, setError] = useState<string>()
+  const { error, setError, run } = useAction()
   const [saved, setSaved] = useState<string>()
   useEffect(() => {
     api<Settings>('GET', '/v1/organization/settings')
@@ -21,15 +21,12 @@ export function SettingsPage({ canWrite }: { canWrite: boolean }) {
       .catch((failure: Error) => setError(failure.message))
   }, [])
 
-  const change = async (what: string, path: string, body: unknown) => {
-    setError(undefined)
+  const change = (what: string, path: string, body: unknown) => {
     setSaved(undefined)
-    try {
+    return run(async () => {
       setSettings(await api<Settings>('POST', path, body))
       setSaved(`${what} saved`)
-    } catch (failure) {
-      setError((failure as Error).message)
-    }
+    })
   }
   const saveRetention = (event: Event) => {
     event.preventDefault()
@@ -105,6 +102,74 @@ export function SettingsPage({ canWrite }: { canWrite: boolean }) {
           End every stream with the gw metadata frame (otherwise only calls that send Gw-Stream-Meta: frame)
         </label>
       </fieldset>
+      <SavedViews canWrite={canWrite} />
+    </section>
+  )
+}
+
+interface SavedView {
+  id: string
+  name: string
+  updatedAt: string
+}
+
+/** The organisation's saved request filters: made and applied on the Requests page, renamed and deleted here too. */
+function SavedViews({ canWrite }: { canWrite: boolean }) {
+  const { items: views, error, change } = useList<SavedView>('/v1/filter')
+  const rename = (view: SavedView) => async (event: Event) => {
+    event.preventDefault()
+    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name') ?? '').trim()
+    await change(() => api('PATCH', `/v1/filter/${encodeURIComponent(view.id)}`, { name }))
+  }
+  return (
+    <section aria-labelledby="saved-views">
+      <h2 id="saved-views">Saved views</h2>
+      <p class="muted">Filters of the request log kept under a name; make them on the Requests page.</p>
+      <ErrorNote error={error} />
+      {!views && !error && <p class="muted">Loading…</p>}
+      {views && views.length === 0 && <p class="muted">No saved views yet.</p>}
+      {views && views.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Changed</th>
+              {canWrite && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {views.map((view) => (
+              <tr key={view.id}>
+                <td>
+                  {canWrite ? (
+                    <form class="inline" aria-label={`Rename ${view.name}`} onSubmit={rename(view)}>
+                      <input name="name" aria-label={`Name of ${view.name}`} required maxLength={200} defaultValue={view.name} />
+                      <button type="submit" class="quiet">
+                        Rename
+                      </button>
+                    </form>
+                  ) : (
+                    view.name
+                  )}
+                </td>
+                <td>{new Date(view.updatedAt).toLocaleString()}</td>
+                {canWrite && (
+                  <td>
+                    <button
+                      type="button"
+                      class="quiet"
+                      aria-label={`Delete ${view.name}`}
+                      onClick={() => change(() => api('DELETE', `/v1/filter/${encodeURIComponent(view.id)}`))}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   )
 }

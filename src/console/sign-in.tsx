@@ -4,6 +4,7 @@ import { api, type Session } from './api'
 interface LoginAnswer {
   sessionToken: string
   orgId: string
+  userId: string
 }
 
 export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
@@ -22,7 +23,7 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
       // The name is read with the new session itself, before it is kept.
       const settings = await fetch('/v1/organization/settings', { headers: { authorization: `Bearer ${answer.sessionToken}` } })
       const name = ((await settings.json()) as { data?: { name?: string } }).data?.name
-      onSignedIn({ token: answer.sessionToken, orgId: answer.orgId, orgName: name ?? answer.orgId })
+      onSignedIn({ token: answer.sessionToken, orgId: answer.orgId, orgName: name ?? answer.orgId, userId: answer.userId })
     } catch (failure) {
       setError((failure as Error).message)
     } finally {

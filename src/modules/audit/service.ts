@@ -4,7 +4,7 @@ import type { Logger } from '../../log'
 import { errorMessage } from '../../store/faults'
 import type { AuditEntry, AuditFilterQuery } from '../../store/repositories/audit'
 import type { OrgRepositories, Store } from '../../store/store'
-import { csvRow } from './csv'
+import { csvRow } from '../../util/csv'
 import type { AuditFilter, AuditPageFilter } from './model'
 import { textStream } from './stream'
 

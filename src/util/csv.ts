@@ -1,7 +1,8 @@
 /**
- * RFC 4180 CSV: a field with a comma, a quote, a CR or a LF is quoted and its quotes doubled. A field
- * that a spreadsheet would read as a formula (leading =, +, -, @, tab or CR) gets a leading
- * apostrophe, so an audit export opened in a spreadsheet cannot run what an attacker put in a name.
+ * RFC 4180 CSV, for the audit export and the console's request export: a field with a comma, a quote,
+ * a CR or a LF is quoted and its quotes doubled. A field that a spreadsheet would read as a formula
+ * (leading =, +, -, @, tab or CR) gets a leading apostrophe, so an export opened in a spreadsheet
+ * cannot run what an attacker put in a name, a model or a property.
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return ''

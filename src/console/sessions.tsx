@@ -1,0 +1,327 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api } from './api'
+import { formatCount, formatMs, formatUsd } from './format'
+import { RequestDetail, type RequestView } from './request-detail'
+import { ErrorNote, type PageProps, useAction } from './ui'
+
+/** One group of a grouped traffic view (a session, a user, a property's value); cost in USD. */
+export interface Group {
+  key: string | null
+  requests: number
+  cost: number
+  tokens: number
+  errors: number
+  averageLatencyMs: number | null
+  firstAt: string
+  lastAt: string
+}
+
+export const PAGE_SIZE = 25
+const WINDOW_DAYS = 30
+
+/** The traffic views' window: the last 30 days up to now, in the caller's own time zone. */
+export function lastThirtyDays() {
+  const end = new Date()
+  return {
+    filter: 'all',
+    timeFilter: { start: new Date(end.getTime() - WINDOW_DAYS * 86_400_000).toISOString(), end: end.toISOString() },
+    timeZoneDifference: -end.getTimezoneOffset(),
+  }
+}
+
+export const WINDOW_NOTE = `Last ${WINDOW_DAYS} days; times in ${Intl.DateTimeFormat().resolvedOptions().timeZone}.`
+
+export const when = (iso: string) => new Date(iso).toLocaleString()
+
+/**
+ * One page of a grouped view: the API answers no total, so one row more than a page is asked for,
+ * and its presence says whether a next page exists.
+ */
+export function useGroupPage(path: string, page: number) {
+  const [rows, setRows] = useState<Group[]>()
+  const [hasNext, setHasNext] = useState(false)
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    setError(undefined)
+    setRows(undefined)
+    api<Group[]>('POST', path, { ...lastThirtyDays(), limit: PAGE_SIZE + 1, offset: page * PAGE_SIZE })
+      .then((answer) => {
+        setRows(answer.slice(0, PAGE_SIZE))
+        setHasNext(answer.length > PAGE_SIZE)
+      })
+      .catch((failure: Error) => setError(failure.message))
+  }, [path, page])
+  return { rows, hasNext, error }
+}
+
+export function Pager({
+  label,
+  page,
+  hasNext,
+  onPage,
+}: {
+  label: string
+  page: number
+  hasNext: boolean
+  onPage(page: number): void
+}) {
+  if (page === 0 && !hasNext) return null
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" class="quiet" disabled={page === 0} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span class="muted">Page {page + 1}</span>
+      <button type="button" class="quiet" disabled={!hasNext} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  )
+}
+
+/** Sessions (the Gw-Session-Id of calls), the most recent first; one opens into its requests. */
+export function Sessions({ can }: PageProps) {
+  const [page, setPage] = useState(0)
+  const [open, setOpen] = useState<Group>()
+  const { rows, hasNext, error } = useGroupPage('/v1/session/query', page)
+  if (open?.key) return <SessionDetail session={open} sessionId={open.key} can={can} onBack={() => setOpen(undefined)} />
+  return (
+    <section class="traffic" aria-labelledby="sessions">
+      <h1 id="sessions">Sessions</h1>
+      <p class="muted">Calls that carried a Gw-Session-Id header. {WINDOW_NOTE}</p>
+      <ErrorNote error={error} />
+      {!rows && !error && <p class="muted">Loading…</p>}
+      {rows && rows.length === 0 && <p class="muted">No sessions in this window.</p>}
+      {rows && rows.length > 0 && (
+        <table aria-label="Sessions">
+          <thead>
+            <tr>
+              <th scope="col">Session</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Cost</th>
+              <th scope="col">Tokens</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Average latency</th>
+              <th scope="col">Started</th>
+              <th scope="col">Last request</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((session) => (
+              <tr key={session.key ?? ''}>
+                <td>
+                  {session.key === null ? (
+                    <span class="muted">(none)</span>
+                  ) : (
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`Open session ${session.key}`}
+                      onClick={() => setOpen(session)}
+                    >
+                      {session.key}
+                    </button>
+                  )}
+                </td>
+                <td data-requests>{formatCount(session.requests)}</td>
+                <td>{formatUsd(session.cost)}</td>
+                <td>{formatCount(session.tokens)}</td>
+                <td>{formatCount(session.errors)}</td>
+                <td>{formatMs(session.averageLatencyMs)}</td>
+                <td>{when(session.firstAt)}</td>
+                <td>{when(session.lastAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager label="Sessions pages" page={page} hasNext={hasNext} onPage={setPage} />
+    </section>
+  )
+}
+
+interface RequestPage {
+  requests: RequestView[]
+  nextCursor: string | null
+}
+
+/** One session: its figures, its rating and tags for those who may annotate, and its requests in order. */
+function SessionDetail({
+  session,
+  sessionId,
+  can,
+  onBack,
+}: {
+  session: Group
+  sessionId: string
+  can: PageProps['can']
+  onBack(): void
+}) {
+  const [requests, setRequests] = useState<RequestView[]>()
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [error, setError] = useState<string>()
+  const [request, setRequest] = useState<RequestView>()
+  // A conversation reads in the order it happened; the cursor continues it page after page.
+  const load = (after: string | null) =>
+    api<RequestPage>('POST', '/v1/request/query', {
+      filter: { request: { session_id: { equals: sessionId } } },
+      sort: { created_at: 'asc' },
+      limit: 100,
+      ...(after ? { cursor: after } : {}),
+    })
+      .then((answer) => {
+        setRequests((shown) => [...(after ? (shown ?? []) : []), ...answer.requests])
+        setCursor(answer.nextCursor)
+      })
+      .catch((failure: Error) => setError(failure.message))
+  useEffect(() => {
+    load(null)
+  }, [sessionId])
+
+  if (request) return <RequestDetail request={request} can={can} back="Session" onBack={() => setRequest(undefined)} />
+  return (
+    <section class="traffic" aria-labelledby="session">
+      <button type="button" class="link back" onClick={onBack}>
+        ← All sessions
+      </button>
+      <h1 id="session">
+        Session <code>{sessionId}</code>
+      </h1>
+      <dl class="facts">
+        <div>
+          <dt>Requests</dt>
+          <dd>{formatCount(session.requests)}</dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatUsd(session.cost)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{formatCount(session.tokens)}</dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>{when(session.firstAt)}</dd>
+        </div>
+        <div>
+          <dt>Last request</dt>
+          <dd>{when(session.lastAt)}</dd>
+        </div>
+      </dl>
+      {can('traffic.annotate') && <SessionAnnotations sessionId={sessionId} />}
+      <h2>Requests</h2>
+      <ErrorNote error={error} />
+      {!requests && !error && <p class="muted">Loading…</p>}
+      {requests && requests.length === 0 && <p class="muted">No requests of this session are in the log.</p>}
+      {requests && requests.length > 0 && (
+        <table aria-label="Requests of the session">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Model</th>
+              <th scope="col">Status</th>
+              <th scope="col">User</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Tokens</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {requests.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <button type="button" class="link" aria-label={`Open request ${r.id}`} onClick={() => setRequest(r)}>
+                    {when(r.createdAt)}
+                  </button>
+                </td>
+                <td>{r.model}</td>
+                <td class={r.status === 'error' ? 'error' : undefined}>
+                  {r.status} ({r.httpStatus})
+                </td>
+                <td>{r.userId ?? '-'}</td>
+                <td>{formatMs(r.latencyMs)}</td>
+                <td>{r.tokens.total === null ? '-' : formatCount(r.tokens.total)}</td>
+                <td>{r.cost === null ? '-' : formatUsd(r.cost)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {cursor && (
+        <div class="actions">
+          <button type="button" class="quiet" onClick={() => load(cursor)}>
+            More requests
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}
+
+/**
+ * Rating and tagging a session. The API has no route that reads a session's rating or tags back, so
+ * what is shown is what this visit's answers said: the rating given, and the tags the last tag answered.
+ */
+function SessionAnnotations({ sessionId }: { sessionId: string }) {
+  const [rating, setRating] = useState<number>()
+  const [tags, setTags] = useState<string[]>()
+  const { error, run } = useAction()
+  const path = `/v1/session/${encodeURIComponent(sessionId)}`
+  const rate = (good: boolean) =>
+    run(async () => {
+      const answer = await api<{ rating: number }>('POST', `${path}/feedback`, { rating: good })
+      setRating(answer.rating)
+    })
+  const tag = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const value = String(new FormData(form).get('tag') ?? '').trim()
+    if (!value) return
+    const tagged = await run(async () => {
+      const answer = await api<{ tags: string[] }>('POST', `${path}/tag`, { tag: value })
+      setTags(answer.tags)
+    })
+    if (tagged) form.reset()
+  }
+  return (
+    <div class="card annotate">
+      <div class="annotate-row">
+        <fieldset>
+          <legend>Rating</legend>
+          <button type="button" class="quiet" aria-pressed={rating === 1} onClick={() => rate(true)}>
+            Good
+          </button>
+          <button type="button" class="quiet" aria-pressed={rating === 0} onClick={() => rate(false)}>
+            Bad
+          </button>
+        </fieldset>
+        {rating !== undefined && (
+          <span role="status" class="muted">
+            Rated {rating === 1 ? 'good' : 'bad'}.
+          </span>
+        )}
+      </div>
+      <form class="inline" onSubmit={tag} aria-label="Tag the session">
+        <label>
+          Tag
+          <input name="tag" required maxLength={100} />
+        </label>
+        <button type="submit">Add tag</button>
+      </form>
+      {tags && (
+        <div class="annotate-row">
+          <span class="muted" id="session-tags">
+            Tags
+          </span>
+          <ul class="tags" aria-labelledby="session-tags">
+            {tags.map((t) => (
+              <li key={t}>{t}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <ErrorNote error={error} />
+    </div>
+  )
+}
