@@ -54,8 +54,16 @@ describe('annotating requests', () => {
 
   test("bad input: 400, saying what is wrong in the schema's own words where it has them", async () => {
     for (const [path, body, message] of [
-      [`/v1/request/${id}/feedback`, { rating: 5 }, 'invalid body at "rating": rating must be true/false or a number from -1 to 1'],
-      [`/v1/request/${id}/score`, { name: 'bad name', value: 1 }, 'invalid body at "name": name must be 1-64 letters, digits, _, . or -'],
+      [
+        `/v1/request/${id}/feedback`,
+        { rating: 5 },
+        'invalid body at "rating": rating must be true/false or a number from -1 to 1',
+      ],
+      [
+        `/v1/request/${id}/score`,
+        { name: 'bad name', value: 1 },
+        'invalid body at "name": name must be 1-64 letters, digits, _, . or -',
+      ],
       [`/v1/request/${id}/score`, { name: 'ok', value: 'high' }, 'invalid body at "value": Expected number'],
     ] as const) {
       const response = await h.request('POST', path, { token: org.apiKey, body })
@@ -80,6 +88,11 @@ describe('annotating sessions', () => {
     expect(tagged.tags).toEqual(['billing', 'escalated'])
     expect((await h.request('POST', '/v1/session/chat-7/tag', { token: other.apiKey, body: { tag: 'x' } })).status).toBe(404)
     expect((await h.request('POST', '/v1/session/nope/feedback', { token: org.apiKey, body: { rating: 1 } })).status).toBe(404)
+    // What was said is read back; another organisation cannot read it.
+    const read = (token: string, session = 'chat-7') => h.request('GET', `/v1/session/${session}/annotations`, { token })
+    expect(await data(await read(org.apiKey))).toEqual({ sessionId: 'chat-7', rating: -1, tags: ['billing', 'escalated'] })
+    expect((await read(other.apiKey)).status).toBe(404)
+    expect((await read(org.apiKey, 'nope')).status).toBe(404)
   })
 
   test('a key without the traffic.annotate scope is refused, naming it', async () => {

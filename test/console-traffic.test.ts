@@ -44,9 +44,10 @@ afterAll(async () => {
 })
 
 const data = async <T>(response: Response): Promise<T> => ((await response.json()) as { data: T }).data
-const sessionRating = async (sessionId: string) =>
-  (await world.h.db.query<{ rating: number }>('select rating from session_feedback where session_id = $1', [sessionId]))[0]
-    ?.rating
+const sessionAnnotations = async (sessionId: string) =>
+  data<{ rating: number | null; tags: string[] }>(
+    await world.h.request('GET', `/v1/session/${sessionId}/annotations`, { token: world.ownerSession }),
+  )
 const hiddenKeys = async () =>
   (
     await data<Array<{ key: string }>>(
@@ -99,7 +100,7 @@ describe.skipIf(!browserAvailable)('the traffic views, in chromium', () => {
 
       await page.getByRole('button', { name: 'Good', exact: true }).click()
       await page.getByRole('status').filter({ hasText: 'Rated good.' }).waitFor()
-      expect(await sessionRating('s1')).toBe(1)
+      expect((await sessionAnnotations('s1')).rating).toBe(1)
       await page.getByLabel('Tag', { exact: true }).fill('escalated')
       await page.getByRole('button', { name: 'Add tag' }).click()
       await page.getByRole('list', { name: 'Tags' }).getByText('escalated', { exact: true }).waitFor()
@@ -110,6 +111,11 @@ describe.skipIf(!browserAvailable)('the traffic views, in chromium', () => {
       expect(tagged.tags).toEqual(['escalated', 'vip'])
       await shot(page, 'session-detail')
 
+      // Opened again, the session shows what was said of it, the tag added through the API too.
+      await page.getByRole('button', { name: '← All sessions' }).click()
+      await page.getByRole('button', { name: 'Open session s1' }).click()
+      await page.getByRole('status').filter({ hasText: 'Rated good.' }).waitFor()
+      await page.getByRole('list', { name: 'Tags' }).getByText('vip', { exact: true }).waitFor()
       await page.getByRole('button', { name: '← All sessions' }).click()
       await page.getByRole('button', { name: 'Open session s2' }).waitFor()
       expect(errors, errors.join('\n')).toEqual([])
@@ -202,11 +208,11 @@ describe.skipIf(!browserAvailable)('the traffic views, in chromium', () => {
       await page.getByRole('table', { name: 'Requests of the session' }).waitFor()
       await page.getByRole('button', { name: 'Bad', exact: true }).click()
       await page.getByRole('status').filter({ hasText: 'Rated bad.' }).waitFor()
-      expect(await sessionRating('s2')).toBe(0)
+      expect((await sessionAnnotations('s2')).rating).toBe(0)
       await page.getByLabel('Tag', { exact: true }).fill('billing')
       await page.getByRole('button', { name: 'Add tag' }).click()
       await page.getByRole('list', { name: 'Tags' }).getByText('billing', { exact: true }).waitFor()
-      expect(await world.h.store.org(world.orgId).annotations.sessionTagsOf('s2')).toEqual(['billing'])
+      expect((await sessionAnnotations('s2')).tags).toEqual(['billing'])
 
       await page.getByRole('link', { name: 'Users', exact: true }).click()
       await page.getByRole('table', { name: 'Users' }).getByRole('cell', { name: 'alice', exact: true }).waitFor()

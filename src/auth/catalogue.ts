@@ -281,6 +281,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['POST', '/v1/organization/stream-meta-config', 'org.settings.write'],
   // Who the members are: the spec names routes to add, change and remove a member, none to list them.
   ['GET', '/v1/organization/{id}/members', 'org.read'],
+  // What was said of a session: the spec can rate and tag one, not read either back.
+  ['GET', '/v1/session/{sessionId}/annotations', 'traffic.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

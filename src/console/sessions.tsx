@@ -209,7 +209,7 @@ function SessionDetail({
           <dd>{when(session.lastAt)}</dd>
         </div>
       </dl>
-      {can('traffic.annotate') && <SessionAnnotations sessionId={sessionId} />}
+      <SessionAnnotations sessionId={sessionId} canAnnotate={can('traffic.annotate')} />
       <h2>Requests</h2>
       <ErrorNote error={error} />
       {!requests && !error && <p class="muted">Loading…</p>}
@@ -259,15 +259,20 @@ function SessionDetail({
   )
 }
 
-/**
- * Rating and tagging a session. The API has no route that reads a session's rating or tags back, so
- * what is shown is what this visit's answers said: the rating given, and the tags the last tag answered.
- */
-function SessionAnnotations({ sessionId }: { sessionId: string }) {
-  const [rating, setRating] = useState<number>()
+/** What was said of a session, its rating and tags; those who hold traffic.annotate rate and tag it. */
+function SessionAnnotations({ sessionId, canAnnotate }: { sessionId: string; canAnnotate: boolean }) {
+  const [rating, setRating] = useState<number | null>()
   const [tags, setTags] = useState<string[]>()
-  const { error, run } = useAction()
+  const { error, setError, run } = useAction()
   const path = `/v1/session/${encodeURIComponent(sessionId)}`
+  useEffect(() => {
+    api<{ rating: number | null; tags: string[] }>('GET', `${path}/annotations`)
+      .then((said) => {
+        setRating(said.rating)
+        setTags(said.tags)
+      })
+      .catch((failure: Error) => setError(failure.message))
+  }, [path])
   const rate = (good: boolean) =>
     run(async () => {
       const answer = await api<{ rating: number }>('POST', `${path}/feedback`, { rating: good })
@@ -287,29 +292,33 @@ function SessionAnnotations({ sessionId }: { sessionId: string }) {
   return (
     <div class="card annotate">
       <div class="annotate-row">
-        <fieldset>
-          <legend>Rating</legend>
-          <button type="button" class="quiet" aria-pressed={rating === 1} onClick={() => rate(true)}>
-            Good
-          </button>
-          <button type="button" class="quiet" aria-pressed={rating === 0} onClick={() => rate(false)}>
-            Bad
-          </button>
-        </fieldset>
+        {canAnnotate && (
+          <fieldset>
+            <legend>Rating</legend>
+            <button type="button" class="quiet" aria-pressed={rating === 1} onClick={() => rate(true)}>
+              Good
+            </button>
+            <button type="button" class="quiet" aria-pressed={rating === 0} onClick={() => rate(false)}>
+              Bad
+            </button>
+          </fieldset>
+        )}
         {rating !== undefined && (
           <span role="status" class="muted">
-            Rated {rating === 1 ? 'good' : 'bad'}.
+            {rating === null ? 'Not rated.' : `Rated ${rating === 1 ? 'good' : rating === 0 ? 'bad' : rating}.`}
           </span>
         )}
       </div>
-      <form class="inline" onSubmit={tag} aria-label="Tag the session">
-        <label>
-          Tag
-          <input name="tag" required maxLength={100} />
-        </label>
-        <button type="submit">Add tag</button>
-      </form>
-      {tags && (
+      {canAnnotate && (
+        <form class="inline" onSubmit={tag} aria-label="Tag the session">
+          <label>
+            Tag
+            <input name="tag" required maxLength={100} />
+          </label>
+          <button type="submit">Add tag</button>
+        </form>
+      )}
+      {tags && tags.length > 0 && (
         <div class="annotate-row">
           <span class="muted" id="session-tags">
             Tags

@@ -63,6 +63,14 @@ export class AnnotationsService {
     return { sessionId, tags: await this.store.org(principal.orgId).annotations.sessionTagsOf(sessionId) }
   }
 
+  /** What was said of a session: its rating (null when none) and its tags. */
+  async sessionAnnotations(principal: Principal, sessionId: string) {
+    await this.ownSession(principal, sessionId)
+    const org = this.store.org(principal.orgId).annotations
+    const [rating, tags] = await Promise.all([org.sessionRating(sessionId), org.sessionTagsOf(sessionId)])
+    return { sessionId, rating, tags }
+  }
+
   /** A request of another organisation, or one not (yet) in the log, is not found. */
   private async ownRequest(principal: Principal, requestId: string): Promise<string> {
     const id = requestId.toLowerCase()

@@ -144,6 +144,11 @@ export const RequestScores = t.Object({
 export const RequestProperties = t.Object({ requestId: t.String(), properties: t.Record(t.String(), t.String()) })
 export const SessionRating = t.Object({ sessionId: t.String(), rating: t.Number({ description: 'true is 1, false is 0' }) })
 export const SessionTags = t.Object({ sessionId: t.String(), tags: t.Array(t.String()) })
+export const SessionAnnotations = t.Object({
+  sessionId: t.String(),
+  rating: Maybe(t.Number({ description: 'true is 1, false is 0; null when not rated' })),
+  tags: t.Array(t.String()),
+})
 
 export const GatewayTestBody = t.Object(
   {

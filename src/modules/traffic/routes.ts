@@ -21,6 +21,7 @@ import {
   RequestScores,
   RequestsById,
   ScoreBody,
+  SessionAnnotations,
   SessionParams,
   SessionRating,
   SessionTags,
@@ -110,6 +111,16 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
         body: PropertyBody,
         response: Ok(RequestProperties),
         detail: { summary: "Set one of a request's properties" },
+      },
+    )
+    .get(
+      '/v1/session/:sessionId/annotations',
+      ({ principal, params }) => answer(annotations.sessionAnnotations(principal, params.sessionId)),
+      {
+        catalogued: true,
+        params: SessionParams,
+        response: Ok(SessionAnnotations),
+        detail: { summary: "A session's rating and tags" },
       },
     )
     .post(

@@ -127,6 +127,14 @@ export const annotationsRepository = (
           set: { rating: fields.rating, actorId: fields.actorId, createdAt: fields.createdAt },
         })
     },
+    async sessionRating(sessionId: string): Promise<number | null> {
+      const [row] = await orm
+        .select({ rating: sessionFeedback.rating })
+        .from(sessionFeedback)
+        .where(feedback.where(eq(sessionFeedback.sessionId, sessionId)))
+        .limit(1)
+      return row?.rating ?? null
+    },
     async tagSession(sessionId: string, tag: string): Promise<void> {
       await orm
         .insert(sessionTags)
