@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import {
   BROWSER_TEST_MS,
   browserAvailable,
@@ -45,23 +45,53 @@ afterAll(async () => {
   if (browserAvailable) await world.close()
 })
 
+/** What the checks read in the page, typed here: the tests are compiled without the DOM's types. */
+interface Control {
+  tagName: string
+  type?: string
+  textContent: string | null
+  outerHTML: string
+  labels?: ArrayLike<{ textContent: string | null }> | null
+  getAttribute(name: string): string | null
+}
+interface PageWindow {
+  innerWidth: number
+  document: {
+    querySelectorAll(selector: string): ArrayLike<Control>
+    getElementById(id: string): { textContent: string | null } | null
+    documentElement: { scrollWidth: number }
+    activeElement: unknown
+  }
+}
+
 /** Controls a screen reader would announce without a name: nothing labels them. */
 const unnamedControls = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('input, select, textarea, button')]
+  page.evaluate(() => {
+    const { document } = globalThis as unknown as PageWindow
+    return Array.from(document.querySelectorAll('input, select, textarea, button'))
       .filter((control) => {
-        if ((control as HTMLInputElement).type === 'hidden') return false
+        if (control.type === 'hidden') return false
         const labelledBy = control.getAttribute('aria-labelledby')
         const name =
           control.getAttribute('aria-label') ??
           (labelledBy ? document.getElementById(labelledBy)?.textContent : undefined) ??
-          [...((control as HTMLInputElement).labels ?? [])].map((label) => label.textContent).join(' ')
+          Array.from(control.labels ?? [])
+            .map((label) => label.textContent)
+            .join(' ')
         return (name ?? '').trim() === '' && (control.tagName !== 'BUTTON' || (control.textContent ?? '').trim() === '')
       })
-      .map((control) => control.outerHTML.slice(0, 120)),
-  )
+      .map((control) => control.outerHTML.slice(0, 120))
+  })
 
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+const overflow = (page: Page) =>
+  page.evaluate(() => {
+    const window = globalThis as unknown as PageWindow
+    return window.document.documentElement.scrollWidth - window.innerWidth
+  })
+
+/** Whether an element of the page has the keyboard's focus. */
+const focused = (element: Locator) =>
+  element.evaluate((node) => node === (globalThis as unknown as PageWindow).document.activeElement)
 
 describe.skipIf(!browserAvailable)('every page of the console, in chromium', () => {
   test(
@@ -141,13 +171,11 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
       await page.getByRole('heading', { name: 'Overview' }).waitFor()
       // Tab through the controls until the API keys link has the focus, then follow it.
       const keysLink = page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'API keys' })
-      for (let presses = 0; presses < 40 && !(await keysLink.evaluate((link) => link === document.activeElement)); presses++)
-        await page.keyboard.press('Tab')
+      for (let presses = 0; presses < 40 && !(await focused(keysLink)); presses++) await page.keyboard.press('Tab')
       await page.keyboard.press('Enter')
       await page.getByRole('heading', { name: 'API keys' }).waitFor()
       const name = page.getByLabel('Name')
-      for (let presses = 0; presses < 40 && !(await name.evaluate((input) => input === document.activeElement)); presses++)
-        await page.keyboard.press('Tab')
+      for (let presses = 0; presses < 40 && !(await focused(name)); presses++) await page.keyboard.press('Tab')
       await page.keyboard.type('typed, not clicked')
       await page.keyboard.press('Enter')
       await page.locator('[data-secret]').waitFor()
