@@ -6,6 +6,8 @@ import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
+import { Deliverer, type DelivererOptions } from './egress/deliverer'
+import { EgressPolicy } from './egress/policy'
 import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath, PROVIDER_APIS, type ProviderApi } from './gateway/dispatch-routes'
 import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
@@ -61,6 +63,8 @@ import { AnnotationsService } from './modules/traffic/annotations'
 import { GatewayTest } from './modules/traffic/gateway-test'
 import { trafficRoutes } from './modules/traffic/routes'
 import { TrafficService } from './modules/traffic/service'
+import { webhookRoutes } from './modules/webhooks/routes'
+import { WebhooksService } from './modules/webhooks/service'
 import type { Store } from './store/store'
 import type { HealthProbe } from './util/health-probe'
 import { BodyBudget } from './util/read-body'
@@ -86,6 +90,10 @@ export interface AppDeps {
   /** GW_MAX_BODY_BYTES: the largest body of a gateway call; 32 MiB when absent. */
   maxBodyBytes?: number
   now?: () => number
+  /** Where outgoing calls may go (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS); public https:// destinations only when absent. */
+  egress?: EgressPolicy
+  /** How the webhook deliverer paces itself; tests shorten its waits. */
+  delivery?: Pick<DelivererOptions, 'schedule' | 'attemptTimeoutMs' | 'pollMs' | 'batch' | 'outboxCap'>
 }
 
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -99,8 +107,11 @@ export function createServices(deps: AppDeps) {
   const authenticator = new Authenticator({ store: deps.store, hasher, invalidations: deps.invalidations, now: deps.now })
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
-  const providerKeys = new ProviderKeysService(deps.store, new Vault(deps.serverSecret), deps.now)
+  const vault = new Vault(deps.serverSecret)
+  const providerKeys = new ProviderKeysService(deps.store, vault, deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
+  const egress = deps.egress ?? new EgressPolicy({ enabled: true })
+  const deliverer = new Deliverer({ ...deps.delivery, store: deps.store, vault, egress, log: deps.log, now: deps.now })
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodyLimits = { maxBodyBytes, budget: new BodyBudget(BODIES_IN_FLIGHT * maxBodyBytes) }
   const gateway = new Gateway({
@@ -136,7 +147,7 @@ export function createServices(deps: AppDeps) {
     security: new SecurityViews(deps.store, deps.now),
     relayedCalls: new RelayedCallViews(deps.store, deps.now),
     budgetActions: new BudgetActionViews(deps.store, deps.now),
-    sso: new SsoService(deps.store, new Vault(deps.serverSecret), deps.txtResolver, deps.now),
+    sso: new SsoService(deps.store, vault, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
     rateLimitRules,
@@ -144,6 +155,9 @@ export function createServices(deps: AppDeps) {
     providerKeys,
     mcpConnections: new McpConnectionsView(deps.store),
     audit: new AuditService(deps.store, deps.log, deps.now),
+    /** Sends the webhook outbox; `gw serve` starts it and stops it on shutdown. */
+    deliverer,
+    webhooks: new WebhooksService(deps.store, vault, egress, deliverer, deps.now),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
@@ -244,6 +258,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
+    .use(webhookRoutes(gate, services.webhooks))
     .use(dispatchRoutes(services.dispatch, services.providerApi))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { type AllowList, parseAllowList } from './egress/policy'
 import { LOG_LEVELS, type LogLevel } from './log'
 import type { DatabaseLocation } from './store/database'
 
@@ -62,6 +63,16 @@ const VARIABLES = {
     allowed:
       "the name of a request header that a trusted proxy in front of gw sets to the caller's ISO 3166-1 alpha-2 country (e.g. CF-IPCountry)",
   },
+  GW_EGRESS: {
+    schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    allowed: 'on or off: off (air-gapped) refuses every outgoing destination (webhooks, integrations)',
+    fallback: 'on',
+  },
+  GW_EGRESS_ALLOW_HOSTS: {
+    schema: Type.String({ minLength: 1, maxLength: 10_000 }),
+    allowed:
+      'comma-separated host names, IP addresses or CIDRs that outgoing destinations may reach over http:// or at private, loopback or link-local addresses (e.g. hooks.internal,10.0.0.0/8)',
+  },
   GW_LOG_LEVEL: {
     schema: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
     allowed: 'debug, info, warn or error',
@@ -94,6 +105,8 @@ export interface Config {
   publicUrl?: string
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
+  /** Outgoing destinations (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS). */
+  egress: { enabled: boolean; allow?: AllowList }
   providers: {
     openai: { apiKey?: string; baseUrl: string }
     anthropic: { apiKey?: string; baseUrl: string }
@@ -136,6 +149,10 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = required(env, 'GW_DATA_DIR')
   const databaseUrl = read(env, 'GW_DATABASE_URL')
   const [requests, windowSeconds] = required(env, 'GW_GLOBAL_RATE_LIMIT').split('/').map(Number) as [number, number]
+  const allowHosts = read(env, 'GW_EGRESS_ALLOW_HOSTS')
+  const allow = allowHosts === undefined ? undefined : parseAllowList(allowHosts)
+  if (allowHosts !== undefined && !allow)
+    throw new ConfigError('GW_EGRESS_ALLOW_HOSTS', allowHosts, VARIABLES.GW_EGRESS_ALLOW_HOSTS.allowed)
   return {
     host: required(env, 'GW_HOST'),
     port,
@@ -157,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: read(env, 'GW_PUBLIC_URL')?.replace(/\/+$/, ''),
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
+    egress: { enabled: required(env, 'GW_EGRESS') === 'on', allow },
     providers: {
       openai: {
         apiKey: read(env, 'OPENAI_API_KEY'),

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'tier_required'
   | 'not_found'
   | 'conflict'
+  | 'egress_disabled'
   | 'payload_too_large'
   | 'rate_limited'
   | 'not_implemented'
@@ -32,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   tier_required: 403,
   not_found: 404,
   conflict: 409,
+  egress_disabled: 409,
   payload_too_large: 413,
   rate_limited: 429,
   not_implemented: 501,
@@ -67,6 +69,12 @@ export const unauthorized = (message: string) => new ApiError('unauthorized', me
 export const forbidden = (message: string) => new ApiError('forbidden', message)
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`)
 export const conflict = (message: string) => new ApiError('conflict', message)
+/** The operator switched outgoing calls off (GW_EGRESS=off, air-gapped): no destination can be used. */
+export const egressDisabled = () =>
+  new ApiError(
+    'egress_disabled',
+    'outgoing calls are switched off in this deployment (GW_EGRESS=off): no destination can be used',
+  )
 /** An update that names nothing to change: the caller's mistake, said plainly, never a database error. */
 export const nothingToChange = (fields: string) =>
   new ApiError('bad_request', `nothing to change: send at least one of ${fields}`)

@@ -90,6 +90,7 @@ async function serveCommand(): Promise<void> {
     maxRequestBodySize: config.maxBodyBytes + BUN_BODY_SLACK_BYTES,
     log,
   })
+  services.deliverer.start()
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {
@@ -99,6 +100,9 @@ async function serveCommand(): Promise<void> {
     // Finish the requests in flight, then write what they queued, then close.
     clearInterval(retention)
     await server.stop(false)
+    // The attempts under way are settled before the database closes; what is not sent yet stays in
+    // the outbox for the next start, as do the events the last requests write.
+    await services.deliverer.stop()
     await runtime.close()
     log.info('stopped', { requestLog: JSON.stringify(deps.requestLog.snapshot()) })
     process.exit(0)

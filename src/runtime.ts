@@ -4,6 +4,7 @@ import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
+import { EgressPolicy } from './egress/policy'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { RequestLog } from './gateway/request-log/request-log'
 import { ThreadedLogWriter, writeEntries } from './gateway/request-log/writer'
@@ -170,6 +171,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     invalidations = redis.invalidations
     probes.push(...redis.probes)
   }
+  // Outgoing calls (webhooks, integrations): the health check says when the operator switched them off.
+  probes.push({ name: 'egress', required: false, check: async () => (config.egress.enabled ? 'ok' : 'off') })
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
   const writer = options.serving ? new ThreadedLogWriter(config.database) : undefined
@@ -192,6 +195,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       limiterStore,
       invalidations,
       usersFeature: config.usersFeature,
+      egress: new EgressPolicy(config.egress),
       maxBodyBytes: config.maxBodyBytes,
       globalRateLimit: config.globalRateLimit,
       gateway: {

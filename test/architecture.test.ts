@@ -64,6 +64,7 @@ const LOWER = new Set([
   'audit',
   'auth',
   'store',
+  'egress',
 ])
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */

@@ -148,7 +148,15 @@ describe('the compiled binary', () => {
       expect(login.status).toBe(200)
       const session = ((await login.json()) as { data: { sessionToken: string } }).data.sessionToken
       // An Admin is refused only the ownership routes; this one has no handler yet and says so.
-      expect((await fetch(`${base}/v1/webhooks`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(501)
+      expect(
+        (
+          await fetch(`${base}/v1/a2a/agents`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(501)
       expect(
         (await fetch(`${base}/v1/organization/delete`, { method: 'DELETE', headers: { authorization: `Bearer ${session}` } }))
           .status,
@@ -170,7 +178,9 @@ describe('the compiled binary', () => {
       const secretBefore = await Bun.file(join(cwd, 'gw-data', 'secret')).text()
       const rotated = run(['secret', 'rotate'], { cwd })
       expect(rotated.code).toBe(0)
-      expect(JSON.parse(rotated.stdout)).toMatchObject({ rotated: { serverKeys: 1, providerKeys: 0, ssoClientSecrets: 0 } })
+      expect(JSON.parse(rotated.stdout)).toMatchObject({
+        rotated: { serverKeys: 1, providerKeys: 0, ssoClientSecrets: 0, webhookSecrets: 0 },
+      })
       expect(await Bun.file(join(cwd, 'gw-data', 'secret')).text()).not.toBe(secretBefore)
       expect(statSync(join(cwd, 'gw-data', 'secret')).mode & 0o777).toBe(0o600)
       const afterRotation = run(

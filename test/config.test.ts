@@ -61,6 +61,9 @@ describe('configuration from the environment', () => {
     ['GW_LOG_LEVEL', 'loud', 'debug, info, warn or error'],
     ['GW_COUNTRY_HEADER', 'x country', 'request header'],
     ['GW_PUBLIC_URL', 'gw.example.com', 'http(s)://'],
+    ['GW_EGRESS', 'maybe', 'on or off'],
+    ['GW_EGRESS_ALLOW_HOSTS', '10.0.0.0/33', 'CIDRs'],
+    ['GW_EGRESS_ALLOW_HOSTS', 'hooks.internal, bad host', 'CIDRs'],
   ]
   for (const [variable, value, allowed] of bad) {
     test(`${variable}=${value} is refused, naming the variable and what is allowed`, () => {

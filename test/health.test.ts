@@ -94,13 +94,18 @@ describe('the runtime wires the real probes', () => {
   }
 
   test('SQLite database probe', async () => {
-    expect(await check({})).toEqual({ database: 'ok' })
+    expect(await check({})).toEqual({ database: 'ok', egress: 'ok' })
+  })
+
+  test('outgoing calls switched off (GW_EGRESS=off) are reported as off, and gw stays ok', async () => {
+    expect(await check({ GW_EGRESS: 'off' })).toEqual({ database: 'ok', egress: 'off' })
   })
 
   const redisUrl = serviceUrl('GW_TEST_REDIS_URL')
   test.skipIf(!redisUrl)('Redis probe: ok when reachable (CI requires it)', async () => {
     expect(await check({ GW_REDIS_URL: redisUrl as string })).toEqual({
       database: 'ok',
+      egress: 'ok',
       redis: 'ok',
       rate_limiter: 'ok',
       metadata: 'ok',
@@ -110,6 +115,7 @@ describe('the runtime wires the real probes', () => {
   test('Redis probe: down when nothing listens, and what falls back on it degraded', async () => {
     expect(await check({ GW_REDIS_URL: 'redis://127.0.0.1:1' })).toEqual({
       database: 'ok',
+      egress: 'ok',
       redis: 'down',
       rate_limiter: 'degraded',
       metadata: 'degraded',

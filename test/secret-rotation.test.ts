@@ -22,6 +22,7 @@ for (const dialect of DIALECTS) {
           serverKeys: 1,
           providerKeys: 1,
           ssoClientSecrets: 0,
+          webhookSecrets: 0,
         })
 
         // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.

@@ -27,6 +27,7 @@ const PARAM_KINDS: Record<string, Kind> = {
   grantId: 'mcpConnection',
   connectionId: 'mcpUpstreamConnection',
   memberUserId: 'user',
+  webhookId: 'webhook',
 }
 /** `{id}` says nothing by itself: the route it sits in does (an organisation's own `{id}` is handled apart). */
 const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [

@@ -283,6 +283,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/organization/{id}/members', 'org.read'],
   // What was said of a session: the spec can rate and tag one, not read either back.
   ['GET', '/v1/session/{sessionId}/annotations', 'traffic.read'],
+  // What was sent to a webhook and what waits: the spec lists webhooks, not their deliveries.
+  ['GET', '/v1/webhooks/{webhookId}/deliveries', 'egress.write'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

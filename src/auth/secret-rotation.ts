@@ -27,14 +27,15 @@ export async function loadCredentialKey(store: Store, serverSecret: string, now:
 }
 
 /**
- * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets) from the old
+ * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets, webhook
+ * signing secrets) from the old
  * server secret to the new one, in one transaction: either all move or none does.
  */
 export async function rotateServerSecret(
   store: Store,
   oldSecret: string,
   newSecret: string,
-): Promise<{ serverKeys: number; providerKeys: number; ssoClientSecrets: number }> {
+): Promise<{ serverKeys: number; providerKeys: number; ssoClientSecrets: number; webhookSecrets: number }> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
   return store.transaction(async (tx) => {
@@ -53,6 +54,16 @@ export async function rotateServerSecret(
       const context = sealContexts.ssoClientSecret(config.orgId)
       await tx.ssoSeals.reseal(config.orgId, to.seal(from.open(config.sealedClientSecret, context), context))
     }
-    return { serverKeys: serverKeys.length, providerKeys: providerKeys.length, ssoClientSecrets: ssoConfigs.length }
+    const webhooks = await tx.deliveries.allWebhooks()
+    for (const webhook of webhooks) {
+      const context = sealContexts.webhookSecret(webhook)
+      await tx.deliveries.resealWebhook(webhook.id, to.seal(from.open(webhook.sealedSecret, context), context))
+    }
+    return {
+      serverKeys: serverKeys.length,
+      providerKeys: providerKeys.length,
+      ssoClientSecrets: ssoConfigs.length,
+      webhookSecrets: webhooks.length,
+    }
   })
 }

@@ -41,4 +41,5 @@ export const sealContexts = {
   providerKey: (key: { orgId: string; id: string }) => `provider_key:${key.orgId}:${key.id}`,
   serverKey: (name: string) => `server_key:${name}`,
   ssoClientSecret: (orgId: string) => `sso_client_secret:${orgId}`,
+  webhookSecret: (webhook: { orgId: string; id: string }) => `webhook_secret:${webhook.orgId}:${webhook.id}`,
 }

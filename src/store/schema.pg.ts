@@ -508,3 +508,63 @@ export const budgetActions = pgTable(
   },
   (t) => [index('budget_actions_org_time_idx').on(t.orgId, t.createdAt)],
 )
+
+/**
+ * Where an organisation's events go. The signing secret is sealed like a provider key and shown in
+ * full only in the answer that creates it; reads show its prefix.
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    destination: text('destination').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    /** The percentage (0 to 100) of events sent, decided per event. */
+    sampleRate: integer('sample_rate').notNull(),
+    /** Properties a request must carry, every one, for its events to be sent. */
+    propertyFilters: jsonb('property_filters').$type<Record<string, string>>().notNull(),
+    includeData: boolean('include_data').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    secretPrefix: text('secret_prefix').notNull(),
+    /** Set when the destination answered 410 Gone: nothing more is sent to it. */
+    disabledAt: timestamp('disabled_at'),
+    /** request.completed events dropped, oldest first, while the destination was down too long. */
+    droppedEvents: integer('dropped_events').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhooks_org_idx').on(t.orgId)],
+)
+
+/**
+ * The outbox: one row per event and webhook, written in the transaction that makes the event true,
+ * and sent by the deliverer until it is delivered or dead. Its id is the `webhook-id` of every attempt.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    orgId: text('org_id').notNull(),
+    event: text('event').notNull(),
+    /** The JSON body, exactly as signed and sent. */
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'dead'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at').notNull(),
+    /** An instance sending this attempt holds it until then; another takes it only once that has passed. */
+    leaseUntil: timestamp('lease_until'),
+    lastHttpStatus: integer('last_http_status'),
+    lastError: text('last_error'),
+    lastAttemptAt: timestamp('last_attempt_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+  ],
+)

@@ -22,6 +22,7 @@ import { serverKeysRepository } from './repositories/server-keys'
 import { ssoRepository, ssoSealsRepository } from './repositories/sso'
 import { teamsRepository } from './repositories/teams'
 import { usersRepository } from './repositories/users'
+import { deliveriesRepository, webhooksRepository } from './repositories/webhooks'
 
 /**
  * What belongs to one organisation, bound to it: every statement these repositories run is within the
@@ -45,6 +46,7 @@ const ORG_REPOSITORIES = {
   mcpConnections: mcpConnectionsRepository,
   invites: invitesRepository,
   audit: auditRepository,
+  webhooks: webhooksRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
@@ -72,6 +74,7 @@ const systemRepositories = (db: Database) => ({
   mcpToolCalls: mcpToolCallsRepository(db),
   a2aCalls: a2aCallsRepository(db),
   budgetActions: budgetActionsRepository(db),
+  deliveries: deliveriesRepository(db),
 })
 
 export type SystemRepositories = ReturnType<typeof systemRepositories>

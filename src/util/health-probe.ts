@@ -1,5 +1,5 @@
-/** How a component of gw is doing, as the health check reports it. */
-export const COMPONENT_STATES = ['ok', 'degraded', 'down', 'not_configured'] as const
+/** How a component of gw is doing, as the health check reports it; `off` is switched off by the operator. */
+export const COMPONENT_STATES = ['ok', 'degraded', 'down', 'not_configured', 'off'] as const
 export type ComponentState = (typeof COMPONENT_STATES)[number]
 
 /**

@@ -105,6 +105,10 @@ export interface HarnessOptions {
   database?: TestDatabase
   /** GW_MAX_BODY_BYTES. */
   maxBodyBytes?: number
+  /** Where outgoing calls may go: tests that receive webhooks on loopback allow it. */
+  egress?: AppDeps['egress']
+  /** The webhook deliverer's pace. */
+  delivery?: AppDeps['delivery']
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -132,6 +136,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     usersFeature: options.usersFeature,
     globalRateLimit: options.globalRateLimit ?? { requests: 1_000_000, windowSeconds: 60 },
     maxBodyBytes: options.maxBodyBytes,
+    egress: options.egress,
+    delivery: options.delivery,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

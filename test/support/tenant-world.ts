@@ -18,6 +18,7 @@ export type Kind =
   | 'mcpUpstreamConnection'
   | 'mcpServer'
   | 'a2aAgent'
+  | 'webhook'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -83,6 +84,11 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     name: `proxy-key-of-${tag}`,
   })
   const filter = await as('POST', '/v1/filter', { name: `filter-of-${tag}`, filter: 'all' })
+  // Its events of the calls below wait in the outbox: nothing sends them in these tests.
+  const webhook = await as('POST', '/v1/webhooks', {
+    destination: `https://hooks-of-${tag}.example.test/events`,
+    events: ['request.completed'],
+  })
   await as('POST', '/v1/property/hide', { key: `hidden-of-${tag}` })
   await as('PUT', `${orgPath}/sso`, {
     issuer: 'https://idp.example.test',
@@ -129,6 +135,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     providerKey: [str(providerKey, 'id')],
     rateLimitRule: [str(rule, 'id')],
     filter: [str(filter, 'id')],
+    webhook: [str(webhook, 'id')],
     request: requests,
     session: [session],
     property: [property],

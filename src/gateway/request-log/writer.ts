@@ -1,3 +1,4 @@
+import { requestCompletedDeliveries } from '../../egress/events'
 import { redactPii } from '../../security/pii'
 import { scanRequestBody } from '../../security/scan'
 import type { DatabaseLocation } from '../../store/database'
@@ -5,7 +6,7 @@ import { errorMessage, storeFault } from '../../store/faults'
 import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
 import type { RequestFlag } from '../../store/repositories/request-flags'
 import type { RequestRecord } from '../../store/repositories/requests'
-import type { Store } from '../../store/store'
+import type { Repositories, Store } from '../../store/store'
 import {
   debitOf,
   type LogWriter,
@@ -81,8 +82,30 @@ export function rowsOf({ record: raw, bodies }: WritableEntry): {
   }
 }
 
-/** The entries of a batch as rows, with the charges they carry per organisation. */
-type Rows = ReturnType<typeof rowsOf>
+/**
+ * The `request.completed` events of the records a batch wrote, put in the outbox in the batch's own
+ * transaction: an event exists exactly when its record does, and is sent later by the deliverer, never
+ * on the answer's path. Bodies go only to webhooks that ask for them, redacted as the organisation's
+ * policy says.
+ */
+async function enqueueWebhookEvents(tx: Repositories, written: readonly WritableEntry[], at: Date): Promise<void> {
+  const hooks = await tx.deliveries.subscribers([...new Set(written.map((entry) => entry.record.orgId))], 'request.completed')
+  if (hooks.length === 0) return
+  const wantBodies = new Set(hooks.filter((hook) => hook.includeData).map((hook) => hook.orgId))
+  const events = written.map(({ record, bodies }) => ({
+    record: storableRecord(record),
+    bodies:
+      bodies && wantBodies.has(record.orgId)
+        ? {
+            request: bodies.policy.redact ? redactPii(bodies.request).text : bodies.request,
+            response: bodies.policy.redact ? redactPii(bodies.response).text : bodies.response,
+            truncated: bodies.truncated,
+          }
+        : undefined,
+  }))
+  const deliveries = requestCompletedDeliveries(hooks, events, at)
+  if (deliveries.length > 0) await tx.deliveries.enqueue(deliveries)
+}
 
 /**
  * Writes one batch in one transaction. Records whose id is in the log already are skipped with their
@@ -91,10 +114,16 @@ type Rows = ReturnType<typeof rowsOf>
  * organisation per batch, instead of one per call on the answer's path. A lost record can then never
  * have been charged, nor a charge lack its record.
  */
-function writeBatch(store: Store, rows: readonly Rows[]): Promise<SettledBalances> {
+function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date): Promise<SettledBalances> {
+  const rows = entries.map(rowsOf)
   return store.transaction(async (tx): Promise<SettledBalances> => {
     const written = await tx.requests.insertMany(rows.map((r) => r.record))
     const fresh = rows.filter((r) => written.has(r.record.id))
+    await enqueueWebhookEvents(
+      tx,
+      entries.filter((entry) => written.has(entry.record.id)),
+      at,
+    )
     const bodies = fresh.flatMap((r) => (r.body ? [r.body] : []))
     if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
     const flags = fresh.flatMap((r) => r.flags)
@@ -128,7 +157,7 @@ export const writeEntries =
     const setAside: SetAside[] = []
     const write = async (part: readonly WritableEntry[]): Promise<void> => {
       try {
-        const written = await writeBatch(store, part.map(rowsOf))
+        const written = await writeBatch(store, part, new Date(now()))
         for (const [orgId, balance] of written) balances.set(orgId, balance)
       } catch (error) {
         if (storeFault(error) === 'unavailable') throw error

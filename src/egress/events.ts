@@ -1,0 +1,94 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { nanoToUsd } from '../money/cost'
+import type { RequestRecord } from '../store/repositories/requests'
+import type { NewDelivery, Webhook } from '../store/repositories/webhooks'
+
+/** The events gw sends, by name. Budget events come from the spend controls. */
+export const WEBHOOK_EVENTS = ['request.completed', 'budget.threshold_crossed', 'budget.breached', 'webhook.test'] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+
+/** The one kind of event the outbox may drop, oldest first, when a destination has been down too long. */
+export const DROPPABLE_EVENT: WebhookEvent = 'request.completed'
+
+/** A message id as Standard Webhooks receivers expect one: the same on every attempt of one event. */
+export const newMessageId = (): string => `msg_${randomUUID().replaceAll('-', '')}`
+
+/** Sampling decided per event and webhook, the same way every time it is asked (a retried batch decides alike). */
+export function sampled(webhook: Pick<Webhook, 'id' | 'sampleRate'>, eventKey: string): boolean {
+  if (webhook.sampleRate >= 100) return true
+  if (webhook.sampleRate <= 0) return false
+  const draw = createHash('sha256').update(`${webhook.id}:${eventKey}`).digest().readUInt32BE(0) % 100
+  return draw < webhook.sampleRate
+}
+
+/** Every property filter of the webhook holds on the request. */
+export const matchesProperties = (webhook: Pick<Webhook, 'propertyFilters'>, properties: Record<string, string> | null) =>
+  Object.entries(webhook.propertyFilters).every(([key, value]) => properties?.[key] === value)
+
+/** The captured bodies of a request, as the organisation's redaction policy leaves them. */
+export interface CapturedBodies {
+  request: string
+  response: string
+  truncated: boolean
+}
+
+export function requestCompletedData(record: RequestRecord, bodies?: CapturedBodies) {
+  return {
+    requestId: record.id,
+    createdAt: record.createdAt.toISOString(),
+    provider: record.provider,
+    model: record.model,
+    path: record.path,
+    status: record.status,
+    httpStatus: record.httpStatus,
+    latencyMs: record.latencyMs,
+    timeToFirstTokenMs: record.timeToFirstTokenMs,
+    tokens: {
+      prompt: record.promptTokens,
+      completion: record.completionTokens,
+      cacheRead: record.cacheReadTokens,
+      cacheWrite: record.cacheWriteTokens,
+      total: record.totalTokens,
+    },
+    cost: record.costNano === null ? null : nanoToUsd(record.costNano),
+    userId: record.userId,
+    sessionId: record.sessionId,
+    apiKeyId: record.apiKeyId,
+    properties: record.properties ?? {},
+    error: record.error,
+    ...(bodies ? { body: bodies } : {}),
+  }
+}
+
+/** One event for one webhook, as the outbox holds it: the body is fixed here, and signed as it is at each attempt. */
+export function deliveryOf(webhook: Webhook, event: WebhookEvent, data: unknown, at: Date): NewDelivery {
+  const id = newMessageId()
+  return {
+    id,
+    webhookId: webhook.id,
+    orgId: webhook.orgId,
+    event,
+    payload: JSON.stringify({ type: event, timestamp: at.toISOString(), data }),
+    status: 'pending',
+    nextAttemptAt: at,
+    createdAt: at,
+  }
+}
+
+/** The request.completed deliveries of freshly written records, for the webhooks that take them. */
+export function requestCompletedDeliveries(
+  webhooks: readonly Webhook[],
+  written: ReadonlyArray<{ record: RequestRecord; bodies?: CapturedBodies }>,
+  at: Date,
+): NewDelivery[] {
+  const deliveries: NewDelivery[] = []
+  for (const { record, bodies } of written)
+    for (const webhook of webhooks) {
+      if (webhook.orgId !== record.orgId || !sampled(webhook, record.id) || !matchesProperties(webhook, record.properties))
+        continue
+      deliveries.push(
+        deliveryOf(webhook, 'request.completed', requestCompletedData(record, webhook.includeData ? bodies : undefined), at),
+      )
+    }
+  return deliveries
+}

@@ -1,0 +1,151 @@
+import { lookup } from 'node:dns/promises'
+import { BlockList, isIP } from 'node:net'
+
+/**
+ * Where gw may send what it sends out (webhooks, integrations): `https://` destinations on public
+ * addresses, unless the operator allows more. The check is made twice: on the URL when a destination
+ * is saved, and on the addresses its name resolves to at the moment of each connection, which then goes
+ * to the address that was checked. A name that resolved to a public address when it was saved and to
+ * 127.0.0.1 later (DNS rebinding) is refused at connection time.
+ */
+
+/** Addresses no outgoing call reaches unless allowed: this machine, private networks, link-local, and the like. */
+const INTERNAL = new BlockList()
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv4')
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv6')
+
+const family = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
+
+/** The operator's exceptions (GW_EGRESS_ALLOW_HOSTS): host names, addresses and CIDR ranges. */
+export interface AllowList {
+  hosts: ReadonlySet<string>
+  networks: BlockList
+}
+
+/** Parses `GW_EGRESS_ALLOW_HOSTS`: comma-separated host names, IP addresses or CIDRs; answers undefined for a bad entry. */
+export function parseAllowList(text: string): AllowList | undefined {
+  const hosts = new Set<string>()
+  const networks = new BlockList()
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean)) {
+    const [address, bits] = entry.split('/')
+    if (bits !== undefined) {
+      const version = isIP(address ?? '')
+      const prefix = Number(bits)
+      if (!address || version === 0 || !/^[0-9]{1,3}$/.test(bits) || prefix > (version === 4 ? 32 : 128)) return undefined
+      networks.addSubnet(address, prefix, family(address))
+    } else if (isIP(entry)) networks.addAddress(entry, family(entry))
+    else if (/^[a-z0-9.-]{1,253}$/.test(entry)) hosts.add(entry)
+    else return undefined
+  }
+  return { hosts, networks }
+}
+
+export class EgressRefused extends Error {}
+
+/** Where a connection goes: the address that was checked, and the name the server knows itself by. */
+export interface PinnedDestination {
+  /** The URL with its host replaced by the checked address. */
+  url: string
+  /** The original host (and port), for the Host header. */
+  host: string
+  /** The name TLS verifies the certificate against. */
+  serverName: string
+}
+
+export interface EgressOptions {
+  enabled: boolean
+  allow?: AllowList
+  /** Name resolution; tests give their own. */
+  resolve?: (host: string) => Promise<string[]>
+}
+
+const systemResolve = async (host: string): Promise<string[]> =>
+  (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address)
+
+/** A URL's host without the brackets of an IPv6 literal. */
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+
+export class EgressPolicy {
+  readonly enabled: boolean
+  private readonly allow: AllowList
+  private readonly resolve: (host: string) => Promise<string[]>
+
+  constructor(options: EgressOptions) {
+    this.enabled = options.enabled
+    this.allow = options.allow ?? { hosts: new Set(), networks: new BlockList() }
+    this.resolve = options.resolve ?? systemResolve
+  }
+
+  /** Why a destination cannot be saved, or undefined when it can: the checks that need no network. */
+  refusal(destination: string): string | undefined {
+    let url: URL
+    try {
+      url = new URL(destination)
+    } catch {
+      return 'destination must be an absolute URL'
+    }
+    if (url.username || url.password) return 'destination must not carry a user name or password'
+    const host = bareHost(url)
+    const allowed = this.allowedHost(host)
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed))
+      return 'destination must be https:// (http:// only for hosts the operator allows in GW_EGRESS_ALLOW_HOSTS)'
+    if (isIP(host) && !this.addressAllowed(host, allowed))
+      return `destination ${host} is a private, loopback or link-local address, which the operator has not allowed (GW_EGRESS_ALLOW_HOSTS)`
+    return undefined
+  }
+
+  /**
+   * Resolves the destination's host now and checks every address it answers: throws EgressRefused when
+   * one is internal and not allowed. The connection is made to the first checked address.
+   */
+  async pin(destination: string): Promise<PinnedDestination> {
+    const refusal = this.refusal(destination)
+    if (refusal) throw new EgressRefused(refusal)
+    const url = new URL(destination)
+    const host = bareHost(url)
+    const allowed = this.allowedHost(host)
+    const addresses = isIP(host) ? [host] : await this.resolve(host)
+    if (addresses.length === 0) throw new EgressRefused(`${host} does not resolve`)
+    const internal = addresses.find((address) => !this.addressAllowed(address, allowed))
+    if (internal)
+      throw new EgressRefused(
+        `${host} resolves to ${internal}, a private, loopback or link-local address, which the operator has not allowed (GW_EGRESS_ALLOW_HOSTS)`,
+      )
+    const address = addresses[0] as string
+    const pinned = new URL(url)
+    pinned.hostname = isIP(address) === 6 ? `[${address}]` : address
+    return { url: pinned.toString(), host: url.host, serverName: host }
+  }
+
+  private allowedHost(host: string): boolean {
+    return this.allow.hosts.has(host) || (isIP(host) !== 0 && this.allow.networks.check(host, family(host)))
+  }
+
+  private addressAllowed(address: string, hostAllowed: boolean): boolean {
+    return hostAllowed || this.allow.networks.check(address, family(address)) || !INTERNAL.check(address, family(address))
+  }
+}
