@@ -19,6 +19,7 @@ import { SingleSignOn } from './sso'
 import { Teams } from './teams'
 import type { PageProps } from './ui'
 import { Users } from './users'
+import { Webhooks } from './webhooks'
 
 interface PageEntry {
   hash: string
@@ -54,6 +55,7 @@ const PAGES: readonly PageEntry[] = [
     group: 'Organization',
     show: (p) => <RateLimits canWrite={p.can('spend_controls.write')} />,
   },
+  { hash: '#/webhooks', title: 'Webhooks', group: 'Organization', needs: 'egress.write', show: (p) => <Webhooks {...p} /> },
   { hash: '#/audit', title: 'Audit log', group: 'Organization', needs: 'audit.read', show: (p) => <Audit orgId={p.orgId} /> },
   {
     hash: '#/settings',

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { type FakeProvider, providersAt, startFakeProvider } from './fake-provider'
-import { createHarness, type Harness } from './harness'
+import { createHarness, type Harness, type HarnessOptions } from './harness'
 import { serveHarness } from './serve'
 
 /**
@@ -38,9 +38,9 @@ export interface ConsoleWorld {
   close(): Promise<void>
 }
 
-export async function startConsoleWorld(): Promise<ConsoleWorld> {
+export async function startConsoleWorld(options: HarnessOptions = {}): Promise<ConsoleWorld> {
   const fake = await startFakeProvider()
-  const h = await createHarness({ providers: providersAt(fake) })
+  const h = await createHarness({ providers: providersAt(fake), ...options })
   const org = await h.services.organizations.bootstrap({
     orgName: 'console',
     email: OWNER_EMAIL,
