@@ -8,6 +8,7 @@ import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
 import { Deliverer, type DelivererOptions } from './egress/deliverer'
 import { EgressPolicy } from './egress/policy'
+import type { ServiceUrls } from './egress/services'
 import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath, PROVIDER_APIS, type ProviderApi } from './gateway/dispatch-routes'
 import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
@@ -35,6 +36,8 @@ import { budgetRoutes } from './modules/budgets/routes'
 import { gatewayInfoRoutes } from './modules/gateway-info/routes'
 import { healthRoutes } from './modules/health/routes'
 import { HealthService } from './modules/health/service'
+import { integrationRoutes } from './modules/integrations/routes'
+import { IntegrationsService } from './modules/integrations/service'
 import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { organizationRoutes } from './modules/organization/routes'
@@ -92,6 +95,8 @@ export interface AppDeps {
   now?: () => number
   /** Where outgoing calls may go (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS); public https:// destinations only when absent. */
   egress?: EgressPolicy
+  /** Where the integrations' services are; Slack's and Stripe's own when absent. */
+  integrations?: ServiceUrls
   /** How the webhook deliverer paces itself; tests shorten its waits. */
   delivery?: Pick<DelivererOptions, 'schedule' | 'attemptTimeoutMs' | 'pollMs' | 'batch' | 'outboxCap'>
 }
@@ -158,6 +163,13 @@ export function createServices(deps: AppDeps) {
     /** Sends the webhook outbox; `gw serve` starts it and stops it on shutdown. */
     deliverer,
     webhooks: new WebhooksService(deps.store, vault, egress, deliverer, deps.now),
+    integrations: new IntegrationsService(
+      deps.store,
+      vault,
+      egress,
+      deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' },
+      deps.now,
+    ),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
@@ -259,6 +271,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(budgetRoutes(gate, services.budgetActions))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
     .use(webhookRoutes(gate, services.webhooks))
+    .use(integrationRoutes(gate, services.integrations))
     .use(dispatchRoutes(services.dispatch, services.providerApi))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)

@@ -73,6 +73,16 @@ const VARIABLES = {
     allowed:
       'comma-separated host names, IP addresses or CIDRs that outgoing destinations may reach over http:// or at private, loopback or link-local addresses (e.g. hooks.internal,10.0.0.0/8)',
   },
+  GW_SLACK_API_URL: {
+    schema: URL_OF('http|https'),
+    allowed: "http(s)://... : Slack's Web API (the Slack integration's channel list)",
+    fallback: 'https://slack.com/api',
+  },
+  GW_STRIPE_API_URL: {
+    schema: URL_OF('http|https'),
+    allowed: "http(s)://... : Stripe's API (the Stripe integration's meter events)",
+    fallback: 'https://api.stripe.com',
+  },
   GW_LOG_LEVEL: {
     schema: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
     allowed: 'debug, info, warn or error',
@@ -107,6 +117,8 @@ export interface Config {
   logLevel: LogLevel
   /** Outgoing destinations (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS). */
   egress: { enabled: boolean; allow?: AllowList }
+  /** Where the integrations' services are (GW_SLACK_API_URL, GW_STRIPE_API_URL). */
+  integrations: { slackApiUrl: string; stripeApiUrl: string }
   providers: {
     openai: { apiKey?: string; baseUrl: string }
     anthropic: { apiKey?: string; baseUrl: string }
@@ -175,6 +187,10 @@ export function loadConfig(env: Env = process.env): Config {
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
     egress: { enabled: required(env, 'GW_EGRESS') === 'on', allow },
+    integrations: {
+      slackApiUrl: required(env, 'GW_SLACK_API_URL').replace(/\/+$/, ''),
+      stripeApiUrl: required(env, 'GW_STRIPE_API_URL').replace(/\/+$/, ''),
+    },
     providers: {
       openai: {
         apiKey: read(env, 'OPENAI_API_KEY'),

@@ -196,6 +196,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       invalidations,
       usersFeature: config.usersFeature,
       egress: new EgressPolicy(config.egress),
+      integrations: config.integrations,
       maxBodyBytes: config.maxBodyBytes,
       globalRateLimit: config.globalRateLimit,
       gateway: {

@@ -62,6 +62,8 @@ describe('configuration from the environment', () => {
     ['GW_COUNTRY_HEADER', 'x country', 'request header'],
     ['GW_PUBLIC_URL', 'gw.example.com', 'http(s)://'],
     ['GW_EGRESS', 'maybe', 'on or off'],
+    ['GW_SLACK_API_URL', 'slack.com/api', 'http(s)://'],
+    ['GW_STRIPE_API_URL', 'ftp://api.stripe.com', 'http(s)://'],
     ['GW_EGRESS_ALLOW_HOSTS', '10.0.0.0/33', 'CIDRs'],
     ['GW_EGRESS_ALLOW_HOSTS', 'hooks.internal, bad host', 'CIDRs'],
   ]

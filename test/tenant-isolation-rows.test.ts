@@ -28,6 +28,7 @@ const PARAM_KINDS: Record<string, Kind> = {
   connectionId: 'mcpUpstreamConnection',
   memberUserId: 'user',
   webhookId: 'webhook',
+  integrationId: 'integration',
 }
 /** `{id}` says nothing by itself: the route it sits in does (an organisation's own `{id}` is handled apart). */
 const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
@@ -35,7 +36,7 @@ const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/vault/update/{id}', 'providerKey'],
 ]
 /** Parameters that name nothing of an organisation's own. */
-const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1' }
+const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1', type: 'slack' }
 /** What an id field of a request body names, by its name. */
 const BODY_KINDS: Record<string, Kind> = {
   userId: 'user',
@@ -46,8 +47,8 @@ const BODY_KINDS: Record<string, Kind> = {
   serverId: 'mcpServer',
   agentId: 'a2aAgent',
 }
-/** Fields named like ids that name nothing of an organisation's: an OIDC client's id at the identity provider. */
-const NOT_ID_FIELDS: ReadonlySet<string> = new Set(['clientId'])
+/** Fields named like ids that name nothing of an organisation's: an OIDC client's id at the identity provider, a Stripe customer. */
+const NOT_ID_FIELDS: ReadonlySet<string> = new Set(['clientId', 'customerId'])
 /** `role` holds a custom role's id (or a built-in role's name); the others say so in their name. */
 const isIdField = (name: string) => (/^id$|Ids?$/.test(name) || name === 'role') && !NOT_ID_FIELDS.has(name)
 /** Kinds that are values to filter by, not records: a read filtered by B's finds nothing, and may say so with a 200. */
@@ -59,6 +60,7 @@ const FIELD_VALUES: Record<string, unknown> = {
   permissions: ['org.read'],
   scopes: ['gateway'],
   filter: 'all',
+  customerId: 'cus_Isolation1',
   secret: 'sk-written-by-a-0123456789',
   baseUrl: 'https://provider.example.test/v1',
   expiresAt: '2099-01-01T00:00:00.000Z',

@@ -28,14 +28,20 @@ export async function loadCredentialKey(store: Store, serverSecret: string, now:
 
 /**
  * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets, webhook
- * signing secrets) from the old
+ * signing secrets, integration secrets) from the old
  * server secret to the new one, in one transaction: either all move or none does.
  */
 export async function rotateServerSecret(
   store: Store,
   oldSecret: string,
   newSecret: string,
-): Promise<{ serverKeys: number; providerKeys: number; ssoClientSecrets: number; webhookSecrets: number }> {
+): Promise<{
+  serverKeys: number
+  providerKeys: number
+  ssoClientSecrets: number
+  webhookSecrets: number
+  integrationSecrets: number
+}> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
   return store.transaction(async (tx) => {
@@ -59,11 +65,17 @@ export async function rotateServerSecret(
       const context = sealContexts.webhookSecret(webhook)
       await tx.deliveries.resealWebhook(webhook.id, to.seal(from.open(webhook.sealedSecret, context), context))
     }
+    const integrations = await tx.integrationSeals.listAll()
+    for (const integration of integrations) {
+      const context = sealContexts.integrationSecrets(integration)
+      await tx.integrationSeals.reseal(integration.id, to.seal(from.open(integration.sealedSecrets, context), context))
+    }
     return {
       serverKeys: serverKeys.length,
       providerKeys: providerKeys.length,
       ssoClientSecrets: ssoConfigs.length,
       webhookSecrets: webhooks.length,
+      integrationSecrets: integrations.length,
     }
   })
 }

@@ -42,4 +42,6 @@ export const sealContexts = {
   serverKey: (name: string) => `server_key:${name}`,
   ssoClientSecret: (orgId: string) => `sso_client_secret:${orgId}`,
   webhookSecret: (webhook: { orgId: string; id: string }) => `webhook_secret:${webhook.orgId}:${webhook.id}`,
+  integrationSecrets: (integration: { orgId: string; id: string }) =>
+    `integration_secrets:${integration.orgId}:${integration.id}`,
 }

@@ -556,3 +556,28 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   ],
 )
+
+/**
+ * An organisation's link to another service, one per type: its settings, and its secrets (tokens,
+ * keys) sealed together and shown afterwards only masked.
+ */
+export const integrations = sqliteTable(
+  'integrations',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['slack', 'stripe'] }).notNull(),
+    active: integer('active', { mode: 'boolean' }).notNull(),
+    /** The settings that are not secret. */
+    settings: text('settings', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    /** The secret settings, as one sealed JSON object. */
+    sealedSecrets: text('sealed_secrets').notNull(),
+    /** `maskSecret` of each secret setting, so that reads never decrypt. */
+    secretHints: text('secret_hints', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('integrations_org_type_idx').on(t.orgId, t.type)],
+)

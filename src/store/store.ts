@@ -5,6 +5,7 @@ import { budgetActionsRepository } from './repositories/budget-actions'
 import { a2aCallsRepository, mcpToolCallsRepository } from './repositories/calls'
 import { apiKeysRepository, credentialsRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
+import { integrationSealsRepository, integrationsRepository } from './repositories/integrations'
 import { invitesRepository, inviteTokensRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { membershipsRepository, userMembershipsRepository } from './repositories/memberships'
@@ -47,6 +48,7 @@ const ORG_REPOSITORIES = {
   invites: invitesRepository,
   audit: auditRepository,
   webhooks: webhooksRepository,
+  integrations: integrationsRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
@@ -75,6 +77,7 @@ const systemRepositories = (db: Database) => ({
   a2aCalls: a2aCallsRepository(db),
   budgetActions: budgetActionsRepository(db),
   deliveries: deliveriesRepository(db),
+  integrationSeals: integrationSealsRepository(db),
 })
 
 export type SystemRepositories = ReturnType<typeof systemRepositories>

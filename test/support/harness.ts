@@ -109,6 +109,8 @@ export interface HarnessOptions {
   egress?: AppDeps['egress']
   /** The webhook deliverer's pace. */
   delivery?: AppDeps['delivery']
+  /** Where Slack and Stripe are: fakes on loopback. */
+  integrations?: AppDeps['integrations']
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -138,6 +140,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     maxBodyBytes: options.maxBodyBytes,
     egress: options.egress,
     delivery: options.delivery,
+    integrations: options.integrations,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

@@ -19,6 +19,7 @@ export type Kind =
   | 'mcpServer'
   | 'a2aAgent'
   | 'webhook'
+  | 'integration'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -84,6 +85,10 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     name: `proxy-key-of-${tag}`,
   })
   const filter = await as('POST', '/v1/filter', { name: `filter-of-${tag}`, filter: 'all' })
+  const integration = await as('POST', '/v1/integration', {
+    type: 'slack',
+    settings: { webhookUrl: `https://hooks.slack.com/services/of-${tag}`, channel: `of-${tag}` },
+  })
   // Its events of the calls below wait in the outbox: nothing sends them in these tests.
   const webhook = await as('POST', '/v1/webhooks', {
     destination: `https://hooks-of-${tag}.example.test/events`,
@@ -136,6 +141,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     rateLimitRule: [str(rule, 'id')],
     filter: [str(filter, 'id')],
     webhook: [str(webhook, 'id')],
+    integration: [str(integration, 'id')],
     request: requests,
     session: [session],
     property: [property],

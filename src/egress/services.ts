@@ -1,0 +1,71 @@
+import Stripe from 'stripe'
+
+/**
+ * The other services integrations talk to, at the addresses the operator configured (GW_SLACK_API_URL,
+ * GW_STRIPE_API_URL). Their answers' messages are passed on; the tokens and keys never are.
+ */
+export interface ServiceUrls {
+  slackApiUrl: string
+  stripeApiUrl: string
+}
+
+const TIMEOUT_MS = 10_000
+
+export class ServiceFailure extends Error {}
+
+/** The channels a Slack bot token can see, through Slack's Web API (`conversations.list`). */
+export async function slackChannels(
+  apiUrl: string,
+  botToken: string,
+): Promise<Array<{ id: string; name: string; private: boolean }>> {
+  let response: Response
+  try {
+    response = await fetch(`${apiUrl}/conversations.list?types=public_channel,private_channel&exclude_archived=true&limit=200`, {
+      headers: { authorization: `Bearer ${botToken}` },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    })
+  } catch (error) {
+    throw new ServiceFailure(`Slack could not be reached: ${(error as Error).message}`)
+  }
+  const answer = (await response.json().catch(() => undefined)) as
+    | { ok: boolean; error?: string; channels?: Array<{ id: string; name: string; is_private?: boolean }> }
+    | undefined
+  if (!answer?.ok) throw new ServiceFailure(`Slack refused: ${answer?.error ?? `status ${response.status}`}`)
+  return (answer.channels ?? []).map((channel) => ({ id: channel.id, name: channel.name, private: channel.is_private === true }))
+}
+
+/** A Stripe client on the configured address, with no retries of its own (the outbox retries) and no telemetry. */
+function stripeClient(apiUrl: string, secretKey: string): Stripe {
+  const url = new URL(apiUrl)
+  return new Stripe(secretKey, {
+    host: url.hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    protocol: url.protocol === 'http:' ? 'http' : 'https',
+    httpClient: Stripe.createFetchHttpClient(),
+    maxNetworkRetries: 0,
+    telemetry: false,
+    timeout: TIMEOUT_MS,
+  })
+}
+
+/**
+ * One meter event: `value` units of usage for a customer, under `identifier`, which Stripe keeps
+ * unique, so an event sent twice is counted once.
+ */
+export async function stripeMeterEvent(
+  apiUrl: string,
+  secretKey: string,
+  event: { eventName: string; customerId: string; value: number; identifier: string; at: Date },
+): Promise<{ identifier: string }> {
+  try {
+    const created = await stripeClient(apiUrl, secretKey).billing.meterEvents.create({
+      event_name: event.eventName,
+      identifier: event.identifier,
+      timestamp: Math.floor(event.at.getTime() / 1000),
+      payload: { stripe_customer_id: event.customerId, value: String(event.value) },
+    })
+    return { identifier: created.identifier }
+  } catch (error) {
+    throw new ServiceFailure(`Stripe refused: ${(error as Error).message}`)
+  }
+}

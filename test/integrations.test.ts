@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { EgressPolicy } from '../src/egress/policy'
+import { createHarness, type Harness, type Org } from './support/harness'
+
+/** Slack's Web API and Stripe's API, as stand-ins on loopback that check what they are sent. */
+const BOT_TOKEN = 'xoxb-1234567890-abcdefghijklmnop'
+const STRIPE_KEY = 'sk_test_51AbCdEfGhIjKlMnOpQrStUv'
+const meterEvents: Array<Record<string, string>> = []
+const slack = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch(request) {
+    const url = new URL(request.url)
+    if (url.pathname !== '/api/conversations.list') return Response.json({ ok: false, error: 'unknown_method' })
+    if (request.headers.get('authorization') !== `Bearer ${BOT_TOKEN}`) return Response.json({ ok: false, error: 'invalid_auth' })
+    return Response.json({
+      ok: true,
+      channels: [
+        { id: 'C1', name: 'alerts', is_private: false },
+        { id: 'C2', name: 'finance', is_private: true },
+      ],
+    })
+  },
+})
+const stripe = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  async fetch(request) {
+    const url = new URL(request.url)
+    if (request.method !== 'POST' || url.pathname !== '/v1/billing/meter_events') return new Response('no', { status: 404 })
+    if (request.headers.get('authorization') !== `Bearer ${STRIPE_KEY}`)
+      return Response.json(
+        { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****wxyz' } },
+        { status: 401 },
+      )
+    const form = Object.fromEntries(new URLSearchParams(await request.text()))
+    meterEvents.push(form)
+    return Response.json({
+      object: 'billing.meter_event',
+      created: Math.floor(Date.now() / 1000),
+      event_name: form.event_name,
+      identifier: form.identifier,
+      livemode: false,
+      payload: { stripe_customer_id: form['payload[stripe_customer_id]'], value: form['payload[value]'] },
+      timestamp: Number(form.timestamp),
+    })
+  },
+})
+
+let h: Harness
+let org: Org
+beforeAll(async () => {
+  h = await createHarness({
+    integrations: { slackApiUrl: `http://127.0.0.1:${slack.port}/api`, stripeApiUrl: `http://127.0.0.1:${stripe.port}` },
+  })
+  org = await h.org('growth')
+})
+afterAll(async () => {
+  slack.stop(true)
+  stripe.stop(true)
+  await h.close()
+})
+
+const data = async <T>(response: Response): Promise<T> => ((await response.json()) as { data: T }).data
+const messageOf = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message
+type View = { id: string; type: string; active: boolean; settings: Record<string, string>; secrets: string[] }
+
+describe('integrations', () => {
+  test('Slack: one per organisation, the token masked on every read; its channels listed with the token', async () => {
+    const created = await h.request('POST', '/v1/integration', {
+      token: org.ownerSession,
+      body: { type: 'slack', settings: { botToken: BOT_TOKEN, channel: '#alerts' } },
+    })
+    expect(created.status).toBe(201)
+    const slackView = await data<View>(created)
+    expect(slackView).toMatchObject({ type: 'slack', active: true, secrets: ['botToken'], settings: { channel: '#alerts' } })
+    expect(slackView.settings.botToken).toBe('xoxb…mnop')
+    for (const path of [
+      '/v1/integration',
+      `/v1/integration/${slackView.id}`,
+      '/v1/integration/type/slack',
+      '/v1/integration/slack/settings',
+    ]) {
+      const read = await h.request('GET', path, { token: org.ownerSession })
+      expect(read.status).toBe(200)
+      expect(await read.text()).not.toContain(BOT_TOKEN)
+    }
+    const again = await h.request('POST', '/v1/integration', {
+      token: org.ownerSession,
+      body: { type: 'slack', settings: { botToken: BOT_TOKEN } },
+    })
+    expect(again.status).toBe(409)
+    expect(await data<unknown>(await h.request('GET', '/v1/integration/slack/channels', { token: org.ownerSession }))).toEqual([
+      { id: 'C1', name: 'alerts', private: false },
+      { id: 'C2', name: 'finance', private: true },
+    ])
+    // A token Slack refuses: 502, with Slack's reason.
+    await h.request('POST', `/v1/integration/${slackView.id}`, {
+      token: org.ownerSession,
+      body: { settings: { botToken: 'xoxb-0000000000-refusedrefused' } },
+    })
+    const refused = await h.request('GET', '/v1/integration/slack/channels', { token: org.ownerSession })
+    expect(refused.status).toBe(502)
+    expect(await messageOf(refused)).toBe('Slack refused: invalid_auth')
+    // Switching it off keeps its settings; clearing the channel removes it.
+    const changed = await data<View>(
+      await h.request('POST', `/v1/integration/${slackView.id}`, {
+        token: org.ownerSession,
+        body: { active: false, settings: { channel: '' } },
+      }),
+    )
+    expect(changed).toMatchObject({
+      active: false,
+      secrets: ['botToken'],
+      settings: { botToken: 'xoxb…used' },
+    })
+    expect(changed.settings.channel).toBeUndefined()
+  })
+
+  test('bad settings are 400 with the reason, and nothing is stored', async () => {
+    const fresh = await h.org('growth')
+    for (const [body, message] of [
+      [{ type: 'slack', settings: { channel: '#x' } }, 'needs webhookUrl or botToken'],
+      [{ type: 'slack', settings: { botToken: 'not-a-token' } }, 'botToken must be a Slack token'],
+      [{ type: 'slack', settings: { webhookUrl: 'http://hooks.slack.com/x' } }, 'webhookUrl must be a Slack incoming-webhook'],
+      [{ type: 'slack', settings: { webhookUrl: 'https://10.0.0.1/x' } }, 'private'],
+      [
+        { type: 'stripe', settings: { secretKey: STRIPE_KEY, colour: 'red' } },
+        'stripe settings take only secretKey, meterEventName',
+      ],
+      [{ type: 'teams', settings: {} }, 'type must be slack or stripe'],
+    ] as const) {
+      const response = await h.request('POST', '/v1/integration', { token: fresh.ownerSession, body })
+      expect(response.status).toBe(400)
+      expect(await messageOf(response)).toContain(message)
+    }
+    expect(await data<unknown[]>(await h.request('GET', '/v1/integration', { token: fresh.ownerSession }))).toEqual([])
+    expect((await h.request('GET', '/v1/integration/type/stripe', { token: fresh.ownerSession })).status).toBe(404)
+  })
+
+  test('Stripe: a test meter event goes through the stripe package to the configured API, the key never shown', async () => {
+    const created = await data<View>(
+      await h.request('POST', '/v1/integration', {
+        token: org.ownerSession,
+        body: { type: 'stripe', settings: { secretKey: STRIPE_KEY, meterEventName: 'llm_tokens' } },
+      }),
+    )
+    expect(created.settings.secretKey).toBe('sk_t…StUv')
+    const sent = await h.request('POST', `/v1/integration/${created.id}/stripe/test-meter-event`, {
+      token: org.ownerSession,
+      body: { customerId: 'cus_Test123', value: 42 },
+    })
+    expect(sent.status).toBe(200)
+    const result = await data<{ ok: boolean; identifier: string; eventName: string }>(sent)
+    expect(result).toMatchObject({ ok: true, eventName: 'llm_tokens' })
+    expect(meterEvents.at(-1)).toMatchObject({
+      event_name: 'llm_tokens',
+      identifier: result.identifier,
+      'payload[stripe_customer_id]': 'cus_Test123',
+      'payload[value]': '42',
+    })
+    // A key Stripe refuses: 502 with Stripe's message, which masks the key.
+    await h.request('POST', `/v1/integration/${created.id}`, {
+      token: org.ownerSession,
+      body: { settings: { secretKey: 'sk_test_refusedrefusedrefused' } },
+    })
+    const refused = await h.request('POST', `/v1/integration/${created.id}/stripe/test-meter-event`, {
+      token: org.ownerSession,
+      body: { customerId: 'cus_Test123' },
+    })
+    expect(refused.status).toBe(502)
+    const message = await messageOf(refused)
+    expect(message).toStartWith('Stripe refused: Invalid API Key provided')
+    expect(message).not.toContain('refusedrefused')
+  })
+
+  test('a Member is refused; another organisation finds nothing; with egress off nothing is added', async () => {
+    const [slackView] = await data<View[]>(await h.request('GET', '/v1/integration', { token: org.ownerSession }))
+    const member = await h.member(org.orgId, 'member')
+    expect((await h.request('GET', '/v1/integration', { token: member.sessionToken })).status).toBe(403)
+    const other = await h.org('growth')
+    expect((await h.request('GET', `/v1/integration/${slackView?.id}`, { token: other.ownerSession })).status).toBe(404)
+    expect(
+      (await h.request('POST', `/v1/integration/${slackView?.id}`, { token: other.ownerSession, body: { active: true } })).status,
+    ).toBe(404)
+    expect((await h.request('GET', '/v1/integration/slack/channels', { token: other.ownerSession })).status).toBe(404)
+
+    const offline = await createHarness({ egress: new EgressPolicy({ enabled: false }) })
+    const offlineOrg = await offline.org('growth')
+    const refused = await offline.request('POST', '/v1/integration', {
+      token: offlineOrg.ownerSession,
+      body: { type: 'stripe', settings: { secretKey: STRIPE_KEY } },
+    })
+    expect(refused.status).toBe(409)
+    await offline.close()
+  })
+})
