@@ -117,6 +117,7 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Teams',
         'Rate limits',
         'Webhooks',
+        'Integrations',
         'Audit log',
         'Settings',
         'Single sign-on',

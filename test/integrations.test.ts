@@ -1,63 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EgressPolicy } from '../src/egress/policy'
+import { BOT_TOKEN, type FakeServices, STRIPE_KEY, startFakeServices } from './support/fake-services'
 import { createHarness, type Harness, type Org } from './support/harness'
 
-/** Slack's Web API and Stripe's API, as stand-ins on loopback that check what they are sent. */
-const BOT_TOKEN = 'xoxb-1234567890-abcdefghijklmnop'
-const STRIPE_KEY = 'sk_test_51AbCdEfGhIjKlMnOpQrStUv'
-const meterEvents: Array<Record<string, string>> = []
-const slack = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  fetch(request) {
-    const url = new URL(request.url)
-    if (url.pathname !== '/api/conversations.list') return Response.json({ ok: false, error: 'unknown_method' })
-    if (request.headers.get('authorization') !== `Bearer ${BOT_TOKEN}`) return Response.json({ ok: false, error: 'invalid_auth' })
-    return Response.json({
-      ok: true,
-      channels: [
-        { id: 'C1', name: 'alerts', is_private: false },
-        { id: 'C2', name: 'finance', is_private: true },
-      ],
-    })
-  },
-})
-const stripe = Bun.serve({
-  hostname: '127.0.0.1',
-  port: 0,
-  async fetch(request) {
-    const url = new URL(request.url)
-    if (request.method !== 'POST' || url.pathname !== '/v1/billing/meter_events') return new Response('no', { status: 404 })
-    if (request.headers.get('authorization') !== `Bearer ${STRIPE_KEY}`)
-      return Response.json(
-        { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****wxyz' } },
-        { status: 401 },
-      )
-    const form = Object.fromEntries(new URLSearchParams(await request.text()))
-    meterEvents.push(form)
-    return Response.json({
-      object: 'billing.meter_event',
-      created: Math.floor(Date.now() / 1000),
-      event_name: form.event_name,
-      identifier: form.identifier,
-      livemode: false,
-      payload: { stripe_customer_id: form['payload[stripe_customer_id]'], value: form['payload[value]'] },
-      timestamp: Number(form.timestamp),
-    })
-  },
-})
-
+let services: FakeServices
 let h: Harness
 let org: Org
 beforeAll(async () => {
-  h = await createHarness({
-    integrations: { slackApiUrl: `http://127.0.0.1:${slack.port}/api`, stripeApiUrl: `http://127.0.0.1:${stripe.port}` },
-  })
+  services = startFakeServices()
+  h = await createHarness({ integrations: services.urls })
   org = await h.org('growth')
 })
 afterAll(async () => {
-  slack.stop(true)
-  stripe.stop(true)
+  services.stop()
   await h.close()
 })
 
@@ -153,7 +108,7 @@ describe('integrations', () => {
     expect(sent.status).toBe(200)
     const result = await data<{ ok: boolean; identifier: string; eventName: string }>(sent)
     expect(result).toMatchObject({ ok: true, eventName: 'llm_tokens' })
-    expect(meterEvents.at(-1)).toMatchObject({
+    expect(services.meterEvents.at(-1)).toMatchObject({
       event_name: 'llm_tokens',
       identifier: result.identifier,
       'payload[stripe_customer_id]': 'cus_Test123',

@@ -3,6 +3,7 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
 import { Audit } from './audit'
+import { Integrations } from './integrations'
 import { Keys } from './keys'
 import { Members } from './members'
 import { Overview } from './overview'
@@ -56,6 +57,13 @@ const PAGES: readonly PageEntry[] = [
     show: (p) => <RateLimits canWrite={p.can('spend_controls.write')} />,
   },
   { hash: '#/webhooks', title: 'Webhooks', group: 'Organization', needs: 'egress.write', show: (p) => <Webhooks {...p} /> },
+  {
+    hash: '#/integrations',
+    title: 'Integrations',
+    group: 'Organization',
+    needs: 'egress.write',
+    show: (p) => <Integrations {...p} />,
+  },
   { hash: '#/audit', title: 'Audit log', group: 'Organization', needs: 'audit.read', show: (p) => <Audit orgId={p.orgId} /> },
   {
     hash: '#/settings',

@@ -11,9 +11,14 @@ import {
   shot,
   startConsoleWorld,
 } from './support/console'
+import { BOT_TOKEN, type FakeServices, STRIPE_KEY, startFakeServices } from './support/fake-services'
 
-/** The webhooks page: a receiver on loopback that the operator allowed, verifying with standardwebhooks. */
+/**
+ * The webhooks and integrations pages: a webhook receiver on loopback that the operator allowed,
+ * verifying with standardwebhooks, and Slack and Stripe stand-ins.
+ */
 let world: ConsoleWorld
+let services: FakeServices
 const received: Array<{ id: string; type: string }> = []
 let secret = ''
 let answers: number[] = []
@@ -21,9 +26,11 @@ let receiver: ReturnType<typeof Bun.serve>
 
 beforeAll(async () => {
   if (!browserAvailable) return
+  services = startFakeServices()
   world = await startConsoleWorld({
     egress: new EgressPolicy({ enabled: true, allow: parseAllowList('127.0.0.1') }),
     delivery: { schedule: [0.1, 0.1], pollMs: 20 },
+    integrations: services.urls,
   })
   receiver = Bun.serve({
     hostname: '127.0.0.1',
@@ -41,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!browserAvailable) return
   receiver.stop(true)
+  services.stop()
   await world.close()
 })
 
@@ -116,6 +124,43 @@ describe.skipIf(!browserAvailable)('the webhooks page, in chromium', () => {
       await openConsolePage(member.page, world.server.url, 'Overview', MEMBER_EMAIL)
       expect(await member.page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0)
       await member.page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'integrations: the Owner adds Slack (token never shown back) and lists its channels, adds Stripe and sends a test meter event',
+    async () => {
+      const { page, errors } = await openPage(world.browser)
+      await openConsolePage(page, world.server.url, 'Integrations')
+      const slack = page.getByRole('article', { name: 'Slack' })
+      await slack.getByLabel('Bot token (xoxb-…)').fill(BOT_TOKEN)
+      await slack.getByLabel('Channel').fill('#alerts')
+      await slack.getByRole('button', { name: 'Add Slack' }).click()
+      await slack.locator('[data-setting="botToken"]').filter({ hasText: 'xoxb…mnop' }).waitFor()
+      await slack.getByRole('button', { name: 'List channels' }).click()
+      await slack.getByRole('list', { name: 'Slack channels' }).getByText('#finance (private)').waitFor()
+
+      const stripe = page.getByRole('article', { name: 'Stripe' })
+      await stripe.getByLabel('Secret key (sk_… or rk_…)').fill(STRIPE_KEY)
+      await stripe.getByRole('button', { name: 'Add Stripe' }).click()
+      await stripe.getByLabel('Customer (cus_…)').waitFor()
+      await stripe.getByLabel('Customer (cus_…)').fill('cus_Console1')
+      await stripe.getByLabel('Units').fill('7')
+      await stripe.getByRole('button', { name: 'Send a test meter event' }).click()
+      await stripe.getByRole('status').filter({ hasText: 'Sent to the gw_tokens meter' }).waitFor()
+      expect(services.meterEvents.at(-1)).toMatchObject({ 'payload[stripe_customer_id]': 'cus_Console1', 'payload[value]': '7' })
+      await stripe.getByRole('button', { name: 'Switch Stripe off' }).click()
+      await stripe.getByRole('button', { name: 'Switch Stripe on' }).waitFor()
+      await shot(page, 'integrations')
+      await page.reload()
+      await page.getByRole('heading', { name: 'Integrations' }).waitFor()
+      await page.getByRole('article', { name: 'Slack' }).locator('[data-setting="channel"]').waitFor()
+      const html = await page.content()
+      expect(html).not.toContain(BOT_TOKEN)
+      expect(html).not.toContain(STRIPE_KEY)
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
     },
     BROWSER_TEST_MS,
   )
