@@ -116,7 +116,16 @@ export function createServices(deps: AppDeps) {
   const providerKeys = new ProviderKeysService(deps.store, vault, deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
   const egress = deps.egress ?? new EgressPolicy({ enabled: true })
-  const deliverer = new Deliverer({ ...deps.delivery, store: deps.store, vault, egress, log: deps.log, now: deps.now })
+  const serviceUrls = deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' }
+  const deliverer = new Deliverer({
+    ...deps.delivery,
+    store: deps.store,
+    vault,
+    egress,
+    urls: serviceUrls,
+    log: deps.log,
+    now: deps.now,
+  })
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodyLimits = { maxBodyBytes, budget: new BodyBudget(BODIES_IN_FLIGHT * maxBodyBytes) }
   const gateway = new Gateway({
@@ -163,13 +172,7 @@ export function createServices(deps: AppDeps) {
     /** Sends the webhook outbox; `gw serve` starts it and stops it on shutdown. */
     deliverer,
     webhooks: new WebhooksService(deps.store, vault, egress, deliverer, deps.now),
-    integrations: new IntegrationsService(
-      deps.store,
-      vault,
-      egress,
-      deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' },
-      deps.now,
-    ),
+    integrations: new IntegrationsService(deps.store, vault, egress, serviceUrls, deps.now),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),

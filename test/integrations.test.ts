@@ -1,18 +1,27 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EgressPolicy } from '../src/egress/policy'
+import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { BOT_TOKEN, type FakeServices, STRIPE_KEY, startFakeServices } from './support/fake-services'
 import { createHarness, type Harness, type Org } from './support/harness'
 
 let services: FakeServices
+let fake: FakeProvider
 let h: Harness
 let org: Org
 beforeAll(async () => {
   services = startFakeServices()
-  h = await createHarness({ integrations: services.urls })
+  fake = await startFakeProvider()
+  h = await createHarness({
+    integrations: services.urls,
+    providers: providersAt(fake),
+    delivery: { schedule: [0.05, 0.05, 0.05], pollMs: 20 },
+  })
   org = await h.org('growth')
+  await h.services.organizations.addCredits(org.orgId, 10)
 })
 afterAll(async () => {
   services.stop()
+  await fake.close()
   await h.close()
 })
 
@@ -148,5 +157,46 @@ describe('integrations', () => {
     })
     expect(refused.status).toBe(409)
     await offline.close()
+  })
+
+  test('metering: a call naming a Stripe customer reports its tokens once, retried while Stripe refuses, keyed by the request', async () => {
+    const [stripeView] = (await data<View[]>(await h.request('GET', '/v1/integration', { token: org.ownerSession }))).filter(
+      (integration) => integration.type === 'stripe',
+    )
+    // The key was left refused by an earlier test: the first attempts fail.
+    const call = async (customer: string) => {
+      const response = await h.request('POST', '/v1/chat/completions', {
+        token: org.apiKey,
+        headers: { 'Gw-Stripe-Customer-Id': customer },
+        body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'meter me' }] },
+      })
+      expect(response.status).toBe(200)
+      await response.text()
+      return response.headers.get('gw-id') as string
+    }
+    const requestId = await call('cus_Meter1')
+    await call('not a customer id')
+    await h.requestLog.flush()
+    const before = services.meterEvents.length
+    await h.services.deliverer.tick()
+    expect(services.meterEvents.length).toBe(before)
+    await h.request('POST', `/v1/integration/${stripeView?.id}`, {
+      token: org.ownerSession,
+      body: { settings: { secretKey: STRIPE_KEY } },
+    })
+    const until = Date.now() + 5_000
+    while (services.meterEvents.length === before && Date.now() < until) {
+      await Bun.sleep(30)
+      await h.services.deliverer.tick()
+    }
+    for (let i = 0; i < 3; i++) await h.services.deliverer.tick()
+    expect(services.meterEvents.slice(before)).toEqual([
+      expect.objectContaining({
+        event_name: 'llm_tokens',
+        identifier: `gw-${requestId}`,
+        'payload[stripe_customer_id]': 'cus_Meter1',
+        'payload[value]': '1500',
+      }),
+    ])
   })
 })

@@ -1,10 +1,12 @@
 import { sealContexts, type Vault } from '../auth/vault'
 import type { Logger } from '../log'
-import type { Delivery, Webhook } from '../store/repositories/webhooks'
+import type { Integration } from '../store/repositories/integrations'
+import type { ClaimedDelivery, Delivery, Webhook } from '../store/repositories/webhooks'
 import type { Store } from '../store/store'
 import { VERSION } from '../version'
-import { DROPPABLE_EVENT } from './events'
+import { DEFAULT_METER_EVENT, DROPPABLE_EVENT, type MeterPayload } from './events'
 import { type EgressPolicy, EgressRefused } from './policy'
+import { type ServiceUrls, stripeMeterEvent } from './services'
 import { signedHeaders } from './signing'
 
 /**
@@ -18,6 +20,8 @@ export interface DelivererOptions {
   store: Store
   vault: Vault
   egress: EgressPolicy
+  /** Where the integrations' services are (Stripe's API, for meter events). */
+  urls: ServiceUrls
   log: Logger
   now?: () => number
   /** Waits between attempts (seconds); tests shorten them. */
@@ -92,7 +96,7 @@ export class Deliverer {
     const now = new Date(this.now())
     const lease = new Date(this.now() + this.attemptTimeoutMs * 2 + 5_000)
     const claimed = await store.deliveries.claim(now, lease, this.batch)
-    await Promise.all(claimed.map(({ delivery, webhook }) => this.attempt(delivery, webhook, lease)))
+    await Promise.all(claimed.map((taken) => this.attempt(taken, lease)))
     return claimed.length
   }
 
@@ -136,14 +140,48 @@ export class Deliverer {
     }
   }
 
-  private async attempt(delivery: Delivery, webhook: Webhook, lease: Date): Promise<void> {
+  /**
+   * A Stripe meter event of one call: its tokens for the customer it named, under an identifier made
+   * from the request id, so Stripe counts the call once however often it is sent.
+   */
+  private async meter(integration: Integration, delivery: Delivery): Promise<AttemptResult> {
+    const started = performance.now()
+    const { customerId, value, requestId, at } = JSON.parse(delivery.payload) as MeterPayload
+    try {
+      const secrets = JSON.parse(this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)))
+      await stripeMeterEvent(this.options.urls.stripeApiUrl, (secrets as { secretKey?: string }).secretKey ?? '', {
+        eventName: integration.settings.meterEventName ?? DEFAULT_METER_EVENT,
+        customerId,
+        value,
+        identifier: `gw-${requestId}`,
+        at: new Date(at),
+      })
+      return { ok: true, httpStatus: null, latencyMs: Math.round(performance.now() - started), error: null }
+    } catch (error) {
+      return { ok: false, httpStatus: null, latencyMs: Math.round(performance.now() - started), error: (error as Error).message }
+    }
+  }
+
+  private async attempt(taken: ClaimedDelivery, lease: Date): Promise<void> {
     const { store, log } = this.options
-    const result = await this.send(webhook, delivery)
-    const attempts = delivery.attempts + 1
+    const { delivery } = taken
     const at = new Date(this.now())
-    if (result.httpStatus === 410) {
-      await store.deliveries.disable(webhook.id, at)
-      log.warn('a webhook destination answered 410 Gone: the webhook is disabled', { webhookId: webhook.id })
+    if ('integration' in taken && !taken.integration.active) {
+      await store.deliveries.settle(delivery.id, lease, {
+        status: 'dead',
+        attempts: delivery.attempts,
+        nextAttemptAt: delivery.nextAttemptAt,
+        lastHttpStatus: null,
+        lastError: 'the integration is switched off',
+        lastAttemptAt: at,
+      })
+      return
+    }
+    const result = 'webhook' in taken ? await this.send(taken.webhook, delivery) : await this.meter(taken.integration, delivery)
+    const attempts = delivery.attempts + 1
+    if ('webhook' in taken && result.httpStatus === 410) {
+      await store.deliveries.disable(taken.webhook.id, at)
+      log.warn('a webhook destination answered 410 Gone: the webhook is disabled', { webhookId: taken.webhook.id })
       return
     }
     const wait = this.retryWaits[attempts - 1]
@@ -155,11 +193,11 @@ export class Deliverer {
       nextAttemptAt: status === 'pending' ? new Date(at.getTime() + (wait ?? 0) * 1000 * jitter) : delivery.nextAttemptAt,
       lastHttpStatus: result.httpStatus,
       lastError: result.error,
-      lastAttemptAt: at,
+      lastAttemptAt: new Date(this.now()),
     })
-    if (!settled) log.warn('a webhook attempt outlived its lease; another instance may have sent it again', { id: delivery.id })
+    if (!settled) log.warn('an outbox attempt outlived its lease; another instance may have sent it again', { id: delivery.id })
     if (status === 'dead')
-      log.warn('a webhook delivery is dead after its last attempt', { id: delivery.id, webhookId: webhook.id })
+      log.warn('an outbox delivery is dead after its last attempt', { id: delivery.id, event: delivery.event })
   }
 
   private next(delayMs: number): void {

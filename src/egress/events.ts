@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { nanoToUsd } from '../money/cost'
+import type { Integration } from '../store/repositories/integrations'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { NewDelivery, Webhook } from '../store/repositories/webhooks'
 
@@ -66,6 +67,7 @@ export function deliveryOf(webhook: Webhook, event: WebhookEvent, data: unknown,
   return {
     id,
     webhookId: webhook.id,
+    integrationId: null,
     orgId: webhook.orgId,
     event,
     payload: JSON.stringify({ type: event, timestamp: at.toISOString(), data }),
@@ -91,4 +93,47 @@ export function requestCompletedDeliveries(
       )
     }
   return deliveries
+}
+
+/** The Stripe meter an integration reports to when it names none. */
+export const DEFAULT_METER_EVENT = 'gw_tokens'
+
+/** What a Stripe meter event of one call carries in the outbox. */
+export interface MeterPayload {
+  customerId: string
+  value: number
+  requestId: string
+  /** When the call was made (ISO): the event's own time at Stripe. */
+  at: string
+}
+
+/**
+ * The Stripe meter events of freshly written records: each call that named a customer
+ * (`Gw-Stripe-Customer-Id`) and used tokens, for its organisation's switched-on Stripe integration.
+ */
+export function meterDeliveries(stripes: readonly Integration[], records: readonly RequestRecord[], at: Date): NewDelivery[] {
+  const byOrg = new Map(stripes.map((integration) => [integration.orgId, integration]))
+  return records.flatMap((record): NewDelivery[] => {
+    const integration = byOrg.get(record.orgId)
+    if (!integration || !record.stripeCustomerId || !record.totalTokens) return []
+    const payload: MeterPayload = {
+      customerId: record.stripeCustomerId,
+      value: record.totalTokens,
+      requestId: record.id,
+      at: record.createdAt.toISOString(),
+    }
+    return [
+      {
+        id: `meter_${record.id}`,
+        webhookId: null,
+        integrationId: integration.id,
+        orgId: record.orgId,
+        event: 'stripe.meter_event',
+        payload: JSON.stringify(payload),
+        status: 'pending',
+        nextAttemptAt: at,
+        createdAt: at,
+      },
+    ]
+  })
 }

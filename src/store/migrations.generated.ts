@@ -16,8 +16,7 @@ import pg12 from '../../drizzle/pg/0012_annotations.sql' with { type: 'text' }
 import pg13 from '../../drizzle/pg/0013_security_flags_and_activity.sql' with { type: 'text' }
 import pg14 from '../../drizzle/pg/0014_request_log_rejects.sql' with { type: 'text' }
 import pg15 from '../../drizzle/pg/0015_complete_invisible_woman.sql' with { type: 'text' }
-import pg16 from '../../drizzle/pg/0016_webhooks.sql' with { type: 'text' }
-import pg17 from '../../drizzle/pg/0017_integrations.sql' with { type: 'text' }
+import pg16 from '../../drizzle/pg/0016_webhooks_integrations.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -34,8 +33,7 @@ import sqlite12 from '../../drizzle/sqlite/0012_annotations.sql' with { type: 't
 import sqlite13 from '../../drizzle/sqlite/0013_security_flags_and_activity.sql' with { type: 'text' }
 import sqlite14 from '../../drizzle/sqlite/0014_request_log_rejects.sql' with { type: 'text' }
 import sqlite15 from '../../drizzle/sqlite/0015_nice_white_queen.sql' with { type: 'text' }
-import sqlite16 from '../../drizzle/sqlite/0016_webhooks.sql' with { type: 'text' }
-import sqlite17 from '../../drizzle/sqlite/0017_integrations.sql' with { type: 'text' }
+import sqlite16 from '../../drizzle/sqlite/0016_webhooks_integrations.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -55,8 +53,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0013_security_flags_and_activity', sql: sqlite13 },
   { tag: '0014_request_log_rejects', sql: sqlite14 },
   { tag: '0015_nice_white_queen', sql: sqlite15 },
-  { tag: '0016_webhooks', sql: sqlite16 },
-  { tag: '0017_integrations', sql: sqlite17 },
+  { tag: '0016_webhooks_integrations', sql: sqlite16 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -76,6 +73,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0013_security_flags_and_activity', sql: pg13 },
   { tag: '0014_request_log_rejects', sql: pg14 },
   { tag: '0015_complete_invisible_woman', sql: pg15 },
-  { tag: '0016_webhooks', sql: pg16 },
-  { tag: '0017_integrations', sql: pg17 },
+  { tag: '0016_webhooks_integrations', sql: pg16 },
 ]

@@ -169,6 +169,8 @@ export const requests = sqliteTable(
     apiKeyId: text('api_key_id'),
     userId: text('user_id'),
     sessionId: text('session_id'),
+    /** The Stripe customer a call's usage is metered to (`Gw-Stripe-Customer-Id`). */
+    stripeCustomerId: text('stripe_customer_id'),
     properties: text('properties', { mode: 'json' }).$type<Record<string, string>>(),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
@@ -527,16 +529,17 @@ export const webhooks = sqliteTable(
 )
 
 /**
- * The outbox: one row per event and webhook, written in the transaction that makes the event true,
- * and sent by the deliverer until it is delivered or dead. Its id is the `webhook-id` of every attempt.
+ * The outbox: one row per event and destination (a webhook, or an integration such as Stripe's
+ * metering), written in the transaction that makes the event true, and sent by the deliverer until it
+ * is delivered or dead. Its id is the `webhook-id` of every attempt of a webhook's event.
  */
-export const webhookDeliveries = sqliteTable(
-  'webhook_deliveries',
+export const outbox = sqliteTable(
+  'outbox',
   {
     id: text('id').primaryKey(),
-    webhookId: text('webhook_id')
-      .notNull()
-      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    /** Where it goes: a webhook, or an integration (exactly one of the two). */
+    webhookId: text('webhook_id').references(() => webhooks.id, { onDelete: 'cascade' }),
+    integrationId: text('integration_id').references(() => integrations.id, { onDelete: 'cascade' }),
     orgId: text('org_id').notNull(),
     event: text('event').notNull(),
     /** The JSON body, exactly as signed and sent. */
@@ -551,10 +554,7 @@ export const webhookDeliveries = sqliteTable(
     lastAttemptAt: timestamp('last_attempt_at'),
     createdAt: createdAt(),
   },
-  (t) => [
-    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
-    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
-  ],
+  (t) => [index('outbox_due_idx').on(t.status, t.nextAttemptAt), index('outbox_webhook_idx').on(t.webhookId, t.createdAt)],
 )
 
 /**

@@ -8,6 +8,7 @@ export const requestRecord = (fields: Partial<RequestRecord> & Pick<RequestRecor
   apiKeyId: null,
   userId: null,
   sessionId: null,
+  stripeCustomerId: null,
   properties: null,
   provider: 'openai',
   model: 'gpt-4o',

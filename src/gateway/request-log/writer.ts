@@ -1,4 +1,4 @@
-import { requestCompletedDeliveries } from '../../egress/events'
+import { meterDeliveries, requestCompletedDeliveries } from '../../egress/events'
 import { redactPii } from '../../security/pii'
 import { scanRequestBody } from '../../security/scan'
 import type { DatabaseLocation } from '../../store/database'
@@ -23,6 +23,7 @@ const RECORD_TEXT_FIELDS = [
   'apiKeyId',
   'userId',
   'sessionId',
+  'stripeCustomerId',
   'provider',
   'model',
   'path',
@@ -83,27 +84,33 @@ export function rowsOf({ record: raw, bodies }: WritableEntry): {
 }
 
 /**
- * The `request.completed` events of the records a batch wrote, put in the outbox in the batch's own
- * transaction: an event exists exactly when its record does, and is sent later by the deliverer, never
- * on the answer's path. Bodies go only to webhooks that ask for them, redacted as the organisation's
- * policy says.
+ * The outbox events of the records a batch wrote, put there in the batch's own transaction: an event
+ * exists exactly when its record does, and is sent later by the deliverer, never on the answer's path.
+ * `request.completed` goes to the webhooks that take it (bodies only to those that ask, redacted as
+ * the organisation's policy says); a call that named a Stripe customer becomes a meter event for its
+ * organisation's Stripe integration.
  */
-async function enqueueWebhookEvents(tx: Repositories, written: readonly WritableEntry[], at: Date): Promise<void> {
-  const hooks = await tx.deliveries.subscribers([...new Set(written.map((entry) => entry.record.orgId))], 'request.completed')
-  if (hooks.length === 0) return
+async function enqueueEvents(tx: Repositories, written: readonly WritableEntry[], at: Date): Promise<void> {
+  const orgIds = [...new Set(written.map((entry) => entry.record.orgId))]
+  const hooks = await tx.deliveries.subscribers(orgIds, 'request.completed')
+  const metered = written.filter((entry) => entry.record.stripeCustomerId !== null).map((entry) => entry.record)
+  const stripes = metered.length > 0 ? await tx.deliveries.activeIntegrations(orgIds, 'stripe') : []
   const wantBodies = new Set(hooks.filter((hook) => hook.includeData).map((hook) => hook.orgId))
-  const events = written.map(({ record, bodies }) => ({
-    record: storableRecord(record),
-    bodies:
-      bodies && wantBodies.has(record.orgId)
-        ? {
-            request: bodies.policy.redact ? redactPii(bodies.request).text : bodies.request,
-            response: bodies.policy.redact ? redactPii(bodies.response).text : bodies.response,
-            truncated: bodies.truncated,
-          }
-        : undefined,
-  }))
-  const deliveries = requestCompletedDeliveries(hooks, events, at)
+  const events =
+    hooks.length === 0
+      ? []
+      : written.map(({ record, bodies }) => ({
+          record: storableRecord(record),
+          bodies:
+            bodies && wantBodies.has(record.orgId)
+              ? {
+                  request: bodies.policy.redact ? redactPii(bodies.request).text : bodies.request,
+                  response: bodies.policy.redact ? redactPii(bodies.response).text : bodies.response,
+                  truncated: bodies.truncated,
+                }
+              : undefined,
+        }))
+  const deliveries = [...requestCompletedDeliveries(hooks, events, at), ...meterDeliveries(stripes, metered, at)]
   if (deliveries.length > 0) await tx.deliveries.enqueue(deliveries)
 }
 
@@ -119,7 +126,7 @@ function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date): 
   return store.transaction(async (tx): Promise<SettledBalances> => {
     const written = await tx.requests.insertMany(rows.map((r) => r.record))
     const fresh = rows.filter((r) => written.has(r.record.id))
-    await enqueueWebhookEvents(
+    await enqueueEvents(
       tx,
       entries.filter((entry) => written.has(entry.record.id)),
       at,
@@ -190,6 +197,7 @@ const RECORD_FIELDS = [
   'apiKeyId',
   'userId',
   'sessionId',
+  'stripeCustomerId',
   'properties',
   'provider',
   'model',

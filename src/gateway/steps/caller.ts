@@ -2,6 +2,8 @@
 export interface Caller {
   userId: string | null
   sessionId: string | null
+  /** The Stripe customer to meter the call's tokens to, when it is shaped like one (`cus_...`). */
+  stripeCustomerId: string | null
   /** `Gw-Property-<Name>` values by lower-cased name (header names are case-insensitive). */
   properties: Record<string, string>
   /** A `Gw-RateLimit-Policy` of the caller's own. */
@@ -15,11 +17,18 @@ export interface Caller {
 const PROPERTY_PREFIX = 'gw-property-'
 /** Two letters, or a proxy's two-character code for unknown or anonymised callers (XX, T1). */
 const COUNTRY_CODE = /^[A-Z][A-Z0-9]$/
+const STRIPE_CUSTOMER = /^cus_[A-Za-z0-9]{1,250}$/
 
 /** `frame` asks for the frame, `none` declines it (whatever the organisation's setting), anything else leaves it to the setting. */
 function streamMeta(value: string | null): boolean | undefined {
   const asked = value?.trim().toLowerCase()
   return asked === 'frame' ? true : asked === 'none' ? false : undefined
+}
+
+/** A value that is not a Stripe customer id is not sent to Stripe, where it would only be refused. */
+function stripeCustomer(value: string | null): string | null {
+  const id = value?.trim()
+  return id && STRIPE_CUSTOMER.test(id) ? id : null
 }
 
 /** Reads the caller's headers; `countryHeader` is the one a trusted proxy in front of gw sets (GW_COUNTRY_HEADER). */
@@ -33,6 +42,7 @@ export function readCaller(headers: Headers, countryHeader: string | undefined):
   return {
     userId: headers.get('gw-user-id'),
     sessionId: headers.get('gw-session-id'),
+    stripeCustomerId: stripeCustomer(headers.get('gw-stripe-customer-id')),
     properties,
     policy: headers.get('gw-ratelimit-policy') ?? undefined,
     metaFrame: streamMeta(headers.get('gw-stream-meta')),

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
+import { DEFAULT_METER_EVENT } from '../../egress/events'
 import type { EgressPolicy } from '../../egress/policy'
 import { ServiceFailure, type ServiceUrls, slackChannels, stripeMeterEvent } from '../../egress/services'
 import { ApiError, badRequest, conflict, egressDisabled, notFound } from '../../errors'
 import type { Integration, IntegrationType } from '../../store/repositories/integrations'
 import type { Store } from '../../store/store'
 import { type CreateIntegrationInput, INTEGRATION_KINDS, type TestMeterEventInput, type UpdateIntegrationInput } from './model'
-
-/** The meter a Stripe integration reports to when it names none. */
-const DEFAULT_METER_EVENT = 'gw_tokens'
 
 const view = (integration: Integration) => ({
   id: integration.id,
