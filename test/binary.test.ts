@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Webhook as Verifier } from 'standardwebhooks'
 import { VERSION } from '../src/version'
 import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } from './support/console'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
@@ -42,10 +43,10 @@ afterAll(async () => {
 })
 
 /** `gw serve` in a directory, on a port the kernel chooses, calling the fake provider. */
-async function serveFrom(cwd: string) {
+async function serveFrom(cwd: string, extra: Record<string, string> = {}) {
   const server = Bun.spawn([binary, 'serve'], {
     cwd,
-    env: env({ GW_PORT: '0', OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: 'sk-operator' }),
+    env: env({ GW_PORT: '0', OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: 'sk-operator', ...extra }),
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -263,4 +264,69 @@ describe('the compiled binary', () => {
     },
     BROWSER_TEST_MS,
   )
+
+  test('a webhook event waiting in the outbox when gw is killed is delivered by the next start, once', async () => {
+    const cwd = mkdtempSync(join(work, 'outbox-'))
+    const received: string[] = []
+    let secret = ''
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (request) => {
+        const body = await request.text()
+        new Verifier(secret).verify(body, Object.fromEntries(request.headers))
+        received.push(request.headers.get('webhook-id') as string)
+        return new Response('ok')
+      },
+    })
+    const allowLoopback = { GW_EGRESS_ALLOW_HOSTS: '127.0.0.1' }
+    try {
+      const boot = run(['bootstrap', '--org', 'Hooks', '--email', 'hooks@acme.test', '--tier', 'growth'], { cwd })
+      const { orgId, sessionToken, apiKey } = JSON.parse(boot.stdout) as Record<string, string>
+      run(['credits', 'add', '--org', orgId as string, '--usd', '1'], { cwd })
+      // First start: the webhook is made.
+      const first = await serveFrom(cwd, allowLoopback)
+      const created = await fetch(`${first.base}/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ destination: `http://127.0.0.1:${receiver.port}/hook`, events: ['request.completed'] }),
+      })
+      expect(created.status).toBe(201)
+      secret = ((await created.json()) as { data: { secret: string } }).data.secret
+      first.server.kill('SIGTERM')
+      await first.server.exited
+      // Second start, with outgoing calls off: a call's event waits in the outbox; then gw is killed outright.
+      const second = await serveFrom(cwd, { ...allowLoopback, GW_EGRESS: 'off' })
+      const call = await fetch(`${second.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'keep me' }] }),
+      })
+      expect(call.status).toBe(200)
+      const requestId = call.headers.get('gw-id')
+      await call.text()
+      // The record, and its event with it, is written within a moment by the log writer's thread.
+      const recorded = async () => {
+        const found = await fetch(`${second.base}/v1/request/query-ids`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ requestIds: [requestId] }),
+        })
+        return ((await found.json()) as { data: { requests: unknown[] } }).data.requests.length === 1
+      }
+      for (let i = 0; i < 50 && !(await recorded()); i++) await Bun.sleep(100)
+      second.server.kill('SIGKILL')
+      await second.server.exited
+      expect(received).toEqual([])
+      // Third start: the event goes out, once.
+      const third = await serveFrom(cwd, allowLoopback)
+      for (let i = 0; i < 50 && received.length === 0; i++) await Bun.sleep(100)
+      await Bun.sleep(1_500)
+      third.server.kill('SIGTERM')
+      expect(await third.server.exited).toBe(0)
+      expect(received).toHaveLength(1)
+    } finally {
+      receiver.stop(true)
+    }
+  })
 })
