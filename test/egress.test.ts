@@ -30,6 +30,16 @@ describe('the egress policy', () => {
     expect((await policy.pin('https://public.test/x')).url).toBe('https://93.184.215.14/x')
   })
 
+  test('a name that does not resolve, or not in time, is refused with the reason', async () => {
+    const failing = new EgressPolicy({
+      enabled: true,
+      resolve: async () => {
+        throw new Error('getaddrinfo ENOTFOUND')
+      },
+    })
+    await expect(failing.pin('https://nowhere.test/x')).rejects.toThrow('nowhere.test does not resolve: getaddrinfo ENOTFOUND')
+  })
+
   test('the allow list takes host names, addresses and CIDRs, and nothing else', () => {
     expect(parseAllowList('hooks.internal, 10.0.0.0/8 ,fd00::/8,192.168.1.7')).toBeDefined()
     for (const bad of ['10.0.0.0/33', 'fd00::/129', 'a b', '10.0.0.0/x', 'http://x']) expect(parseAllowList(bad)).toBeUndefined()

@@ -49,6 +49,8 @@ describe('integrations', () => {
       expect(read.status).toBe(200)
       expect(await read.text()).not.toContain(BOT_TOKEN)
     }
+    const audit = await h.request('GET', `/v1/organization/${org.orgId}/audit`, { token: org.ownerSession })
+    expect(await audit.text()).not.toContain(BOT_TOKEN.slice(5))
     const again = await h.request('POST', '/v1/integration', {
       token: org.ownerSession,
       body: { type: 'slack', settings: { botToken: BOT_TOKEN } },

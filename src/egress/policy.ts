@@ -83,6 +83,8 @@ export interface EgressOptions {
   resolve?: (host: string) => Promise<string[]>
 }
 
+const RESOLVE_TIMEOUT_MS = 5_000
+
 const systemResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address)
 
@@ -128,7 +130,7 @@ export class EgressPolicy {
     const url = new URL(destination)
     const host = bareHost(url)
     const allowed = this.allowedHost(host)
-    const addresses = isIP(host) ? [host] : await this.resolve(host)
+    const addresses = isIP(host) ? [host] : await this.resolveWithin(host)
     if (addresses.length === 0) throw new EgressRefused(`${host} does not resolve`)
     const internal = addresses.find((address) => !this.addressAllowed(address, allowed))
     if (internal)
@@ -139,6 +141,25 @@ export class EgressPolicy {
     const pinned = new URL(url)
     pinned.hostname = isIP(address) === 6 ? `[${address}]` : address
     return { url: pinned.toString(), host: url.host, serverName: host }
+  }
+
+  /** A resolver that does not answer is a destination that cannot be reached, not a wait without end. */
+  private async resolveWithin(host: string): Promise<string[]> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new EgressRefused(`${host} did not resolve within ${RESOLVE_TIMEOUT_MS} ms`)),
+        RESOLVE_TIMEOUT_MS,
+      )
+    })
+    try {
+      return await Promise.race([this.resolve(host), timeout])
+    } catch (error) {
+      if (error instanceof EgressRefused) throw error
+      throw new EgressRefused(`${host} does not resolve: ${(error as Error).message}`)
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   private allowedHost(host: string): boolean {
