@@ -143,6 +143,10 @@ export const deliveriesRepository = ({ orm, dialect, tables: { webhooks, outbox,
       lte(outbox.nextAttemptAt, now),
       or(isNull(outbox.leaseUntil), lte(outbox.leaseUntil, now)),
     )
+    // A read first: with nothing due, as is usual, no write is made, so the deliverer's pass takes no
+    // write lock from the request log's writer (SQLite has one writer at a time).
+    const [anyDue] = await orm.select({ id: outbox.id }).from(outbox).where(due).limit(1)
+    if (!anyDue) return []
     // On Postgres, rows another instance is taking right now are skipped rather than waited for.
     const skipTaken = dialect === 'postgres' ? sql` for update skip locked` : sql``
     const claimed = await orm
