@@ -154,6 +154,7 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       apiKeyId: `bench-key-${Math.floor(random() * 5)}`,
       userId: user,
       sessionId: random() < 0.5 ? `sess-${Math.floor(random() * 50_000)}` : null,
+      customerId: null,
       stripeCustomerId: null,
       properties: withProperties
         ? {

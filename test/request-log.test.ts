@@ -137,11 +137,16 @@ describe('every dispatched request is recorded', () => {
     await fake.close()
   })
 
-  test('with its user, session, properties, tokens and cost', async () => {
+  test('with its user, session, customer, properties, tokens and cost', async () => {
     const response = await h.request('POST', '/v1/chat/completions', {
       token: org.apiKey,
       body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'fake:cache' }] },
-      headers: { 'Gw-User-Id': 'alice', 'Gw-Session-Id': 's-1', 'Gw-Property-Environment': 'staging' },
+      headers: {
+        'Gw-User-Id': 'alice',
+        'Gw-Session-Id': 's-1',
+        'Gw-Customer-Id': 'acme-corp',
+        'Gw-Property-Environment': 'staging',
+      },
     })
     const id = response.headers.get('gw-id') as string
     await h.requestLog.flush()
@@ -149,6 +154,7 @@ describe('every dispatched request is recorded', () => {
     expect(row).toMatchObject({
       userId: 'alice',
       sessionId: 's-1',
+      customerId: 'acme-corp',
       properties: { environment: 'staging' },
       provider: 'openai',
       model: 'gpt-4o',
@@ -165,6 +171,13 @@ describe('every dispatched request is recorded', () => {
     })
     expect(row?.costNano).toBe(7_000_000)
     expect(row?.estimatedCostNano).toBeGreaterThan(0)
+    // The customer is shown and filtered on like the user.
+    const found = await h.request('POST', '/v1/request/query', {
+      token: org.apiKey,
+      body: { filter: { request: { customer_id: { equals: 'acme-corp' } } } },
+    })
+    const { requests } = ((await found.json()) as { data: { requests: Array<{ id: string; customerId: string }> } }).data
+    expect(requests.map((r) => [r.id, r.customerId])).toEqual([[id, 'acme-corp']])
   })
 
   test('its bodies, in their own table: what was sent and what was answered', async () => {

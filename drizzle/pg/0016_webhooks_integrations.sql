@@ -42,6 +42,7 @@ CREATE TABLE "webhooks" (
 	"created_at" timestamp with time zone NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "requests" ADD COLUMN "customer_id" text;--> statement-breakpoint
 ALTER TABLE "requests" ADD COLUMN "stripe_customer_id" text;--> statement-breakpoint
 ALTER TABLE "integrations" ADD CONSTRAINT "integrations_org_id_organizations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "outbox" ADD CONSTRAINT "outbox_webhook_id_webhooks_id_fk" FOREIGN KEY ("webhook_id") REFERENCES "public"."webhooks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -50,4 +51,5 @@ ALTER TABLE "webhooks" ADD CONSTRAINT "webhooks_org_id_organizations_id_fk" FORE
 CREATE UNIQUE INDEX "integrations_org_type_idx" ON "integrations" USING btree ("org_id","type");--> statement-breakpoint
 CREATE INDEX "outbox_due_idx" ON "outbox" USING btree ("status","next_attempt_at");--> statement-breakpoint
 CREATE INDEX "outbox_webhook_idx" ON "outbox" USING btree ("webhook_id","created_at");--> statement-breakpoint
-CREATE INDEX "webhooks_org_idx" ON "webhooks" USING btree ("org_id");
+CREATE INDEX "webhooks_org_idx" ON "webhooks" USING btree ("org_id");--> statement-breakpoint
+CREATE INDEX "requests_org_customer_time_idx" ON "requests" USING btree ("org_id","customer_id","created_at");

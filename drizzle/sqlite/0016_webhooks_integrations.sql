@@ -50,4 +50,6 @@ CREATE TABLE `webhooks` (
 );
 --> statement-breakpoint
 CREATE INDEX `webhooks_org_idx` ON `webhooks` (`org_id`);--> statement-breakpoint
-ALTER TABLE `requests` ADD `stripe_customer_id` text;
+ALTER TABLE `requests` ADD `customer_id` text;--> statement-breakpoint
+ALTER TABLE `requests` ADD `stripe_customer_id` text;--> statement-breakpoint
+CREATE INDEX `requests_org_customer_time_idx` ON `requests` (`org_id`,`customer_id`,`created_at`);

@@ -14,6 +14,7 @@ export const FILTER_FIELDS: Readonly<Record<string, { label: string; type: Field
   path: { label: 'Path', type: 'text' },
   user_id: { label: 'User', type: 'text' },
   session_id: { label: 'Session', type: 'text' },
+  customer_id: { label: 'Customer', type: 'text' },
   api_key_id: { label: 'API key id', type: 'text' },
   request_id: { label: 'Request id', type: 'text' },
   gateway_mode: { label: 'Gateway mode', type: 'text' },

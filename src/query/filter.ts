@@ -31,6 +31,7 @@ export const FIELDS: Record<string, Field> = {
   request_id: { type: 'text', column: (t) => t.id },
   user_id: { type: 'text', column: (t) => t.userId },
   session_id: { type: 'text', column: (t) => t.sessionId },
+  customer_id: { type: 'text', column: (t) => t.customerId },
   api_key_id: { type: 'text', column: (t) => t.apiKeyId },
   model: { type: 'text', column: (t) => t.model },
   provider: { type: 'text', column: (t) => t.provider },

@@ -181,6 +181,8 @@ export const requests = pgTable(
     apiKeyId: text('api_key_id'),
     userId: text('user_id'),
     sessionId: text('session_id'),
+    /** The caller's own customer the call was made for (`Gw-Customer-Id`): a scope for reports and budgets. */
+    customerId: text('customer_id'),
     /** The Stripe customer a call's usage is metered to (`Gw-Stripe-Customer-Id`). */
     stripeCustomerId: text('stripe_customer_id'),
     properties: jsonb('properties').$type<Record<string, string>>(),
@@ -212,6 +214,7 @@ export const requests = pgTable(
     index('requests_org_time_idx').on(t.orgId, t.createdAt),
     index('requests_org_model_time_idx').on(t.orgId, t.model, t.createdAt),
     index('requests_org_user_time_idx').on(t.orgId, t.userId, t.createdAt),
+    index('requests_org_customer_time_idx').on(t.orgId, t.customerId, t.createdAt),
   ],
 )
 

@@ -8,6 +8,7 @@ export const requestRecord = (fields: Partial<RequestRecord> & Pick<RequestRecor
   apiKeyId: null,
   userId: null,
   sessionId: null,
+  customerId: null,
   stripeCustomerId: null,
   properties: null,
   provider: 'openai',

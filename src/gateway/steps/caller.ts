@@ -2,6 +2,8 @@
 export interface Caller {
   userId: string | null
   sessionId: string | null
+  /** The caller's own customer the call was made for (`Gw-Customer-Id`), as given. */
+  customerId: string | null
   /** The Stripe customer to meter the call's tokens to, when it is shaped like one (`cus_...`). */
   stripeCustomerId: string | null
   /** `Gw-Property-<Name>` values by lower-cased name (header names are case-insensitive). */
@@ -42,6 +44,7 @@ export function readCaller(headers: Headers, countryHeader: string | undefined):
   return {
     userId: headers.get('gw-user-id'),
     sessionId: headers.get('gw-session-id'),
+    customerId: headers.get('gw-customer-id'),
     stripeCustomerId: stripeCustomer(headers.get('gw-stripe-customer-id')),
     properties,
     policy: headers.get('gw-ratelimit-policy') ?? undefined,

@@ -50,6 +50,7 @@ function callRecord(
     apiKeyId: principal.apiKeyId ?? null,
     userId: caller.userId,
     sessionId: caller.sessionId,
+    customerId: caller.customerId,
     stripeCustomerId: caller.stripeCustomerId,
     properties: Object.keys(caller.properties).length > 0 ? caller.properties : null,
     provider: facts.provider,

@@ -64,6 +64,7 @@ export const RequestView = t.Object({
   translationWarning: Nullable.string,
   userId: Nullable.string,
   sessionId: Nullable.string,
+  customerId: Nullable.string,
   apiKeyId: Nullable.string,
   country: Nullable.string,
   properties: t.Record(t.String(), t.String()),

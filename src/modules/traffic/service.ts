@@ -43,6 +43,7 @@ const view = (r: RequestRecord, body?: RequestBodyRecord) => ({
   translationWarning: r.translationWarning,
   userId: r.userId,
   sessionId: r.sessionId,
+  customerId: r.customerId,
   apiKeyId: r.apiKeyId,
   properties: r.properties ?? {},
   latencyMs: r.latencyMs,

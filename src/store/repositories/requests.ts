@@ -23,6 +23,8 @@ export interface RequestRecord {
   apiKeyId: string | null
   userId: string | null
   sessionId: string | null
+  /** The caller's own customer the call was made for (`Gw-Customer-Id`). */
+  customerId: string | null
   /** The Stripe customer the call's usage is metered to (`Gw-Stripe-Customer-Id`). */
   stripeCustomerId: string | null
   properties: Record<string, string> | null
