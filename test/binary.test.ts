@@ -248,7 +248,7 @@ describe('the compiled binary', () => {
         expect(call.status).toBe(200)
         // The record is written by the log writer's thread: Requests shows it within seconds.
         await page.getByRole('link', { name: 'Requests' }).click()
-        for (let attempt = 0; attempt < 20 && (await page.locator('[data-cost]').count()) === 0; attempt++) {
+        for (let attempt = 0; attempt < 40 && (await page.locator('[data-cost]').count()) === 0; attempt++) {
           await Bun.sleep(250)
           await page.getByRole('button', { name: 'Apply filter' }).click()
         }

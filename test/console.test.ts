@@ -189,6 +189,16 @@ describe.skipIf(!available)('the console, in chromium', () => {
       await page.getByRole('link', { name: 'Requests' }).click()
       await page.getByRole('heading', { name: 'Requests' }).waitFor()
       await page.getByRole('cell', { name: 'claude-sonnet-4-5', exact: true }).first().waitFor()
+      // Applying the filter again reads the log again: a call made since appears.
+      const later = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'later' }] }),
+      })
+      expect(later.status).toBe(200)
+      await h.requestLog.flush()
+      await page.getByRole('button', { name: 'Apply filter' }).click()
+      await page.getByRole('cell', { name: 'gpt-4o-mini', exact: true }).waitFor()
       await page.getByRole('button', { name: 'Add condition' }).click()
       expect(await page.getByLabel('Field 1').inputValue()).toBe('model')
       await page.getByLabel('Value 1').fill('gpt-4o')

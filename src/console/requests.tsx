@@ -86,6 +86,7 @@ const exportRow = (r: RequestView) =>
 export function Requests({ can }: PageProps) {
   const [tree, setTree] = useState<Group>(emptyTree())
   const [filter, setFilter] = useState<unknown>('all')
+  const [applied, setApplied] = useState(0)
   const [sort, setSort] = useState<Sort>(NEWEST_FIRST)
   const [pages, setPages] = useState<Page[]>([])
   const [open, setOpen] = useState<RequestView>()
@@ -119,7 +120,7 @@ export function Requests({ can }: PageProps) {
   }
   useEffect(() => {
     load()
-  }, [JSON.stringify(filter), sort.field, sort.direction])
+  }, [JSON.stringify(filter), sort.field, sort.direction, applied])
 
   const sortBy = (field: SortField) =>
     setSort((current) =>
@@ -188,6 +189,8 @@ export function Requests({ can }: PageProps) {
         onSubmit={(event) => {
           event.preventDefault()
           setFilter(toApiFilter(tree))
+          // Applying the same filter again reads the log again: new calls appear.
+          setApplied((count) => count + 1)
         }}
       >
         <FilterBuilder tree={tree} onChange={setTree} />
