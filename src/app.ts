@@ -161,7 +161,7 @@ export function createServices(deps: AppDeps) {
     security: new SecurityViews(deps.store, deps.now),
     relayedCalls: new RelayedCallViews(deps.store, deps.now),
     budgetActions: new BudgetActionViews(deps.store, deps.now),
-    sso: new SsoService(deps.store, vault, deps.txtResolver, deps.now),
+    sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
     rateLimitRules,

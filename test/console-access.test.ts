@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import {
   BROWSER_TEST_MS,
   browserAvailable,
@@ -23,7 +24,8 @@ let issuer: { url: string; stop(): void }
 
 beforeAll(async () => {
   if (!browserAvailable) return
-  world = await startConsoleWorld()
+  // The stand-in OpenID issuer listens on loopback, which the operator allows here.
+  world = await startConsoleWorld({ egress: new EgressPolicy({ enabled: true, allow: parseAllowList('127.0.0.1') }) })
   const added = await world.h.request('POST', '/v1/api-keys/provider-key', {
     token: world.ownerSession,
     body: { provider: 'openai', name: 'team openai', secret: PROVIDER_SECRET, baseUrl: world.fake.openaiBaseUrl },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { hashPassword } from '../src/auth/passwords'
 import { rotateServerSecret } from '../src/auth/secret-rotation'
 import { sealContexts, Vault } from '../src/auth/vault'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { createHarness, type Harness, type Org, TEST_SECRET } from './support/harness'
 
 const CLIENT_SECRET = 'oidc-client-secret-0123456789'
@@ -28,7 +29,11 @@ beforeAll(async () => {
     },
   })
   issuer = { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
-  h = await createHarness({ txtResolver: async (name) => txt.get(name) ?? [] })
+  h = await createHarness({
+    txtResolver: async (name) => txt.get(name) ?? [],
+    // The stand-in issuer listens on loopback, which the operator allows here.
+    egress: new EgressPolicy({ enabled: true, allow: parseAllowList('127.0.0.1') }),
+  })
   org = await h.org('enterprise')
 })
 afterAll(async () => {
@@ -77,6 +82,23 @@ describe('SSO configuration', () => {
     )
     expect(unreachable.ok).toBe(false)
     expect(unreachable.error.length).toBeGreaterThan(0)
+  })
+
+  test('sso/test never reaches an internal address the operator has not allowed (the cloud metadata service, say)', async () => {
+    const guarded = await createHarness({ database: h })
+    const owner = await guarded.org('enterprise')
+    for (const issuerUrl of ['https://169.254.169.254/latest', 'http://127.0.0.1:9', 'https://10.0.0.8']) {
+      const saved = await guarded.request('PUT', `/v1/organization/${owner.orgId}/sso`, {
+        token: owner.ownerSession,
+        body: { issuer: issuerUrl, clientId: 'gw', clientSecret: CLIENT_SECRET },
+      })
+      expect(saved.status).toBe(200)
+      const report = await data<{ ok: boolean; error: string }>(
+        await guarded.request('POST', `/v1/organization/${owner.orgId}/sso/test`, { token: owner.ownerSession }),
+      )
+      expect(report.ok).toBe(false)
+      expect(report.error).toMatch(/https:\/\/|private, loopback or link-local/)
+    }
   })
 
   test('verify-domain: a challenge first, verified once the TXT record holds it', async () => {

@@ -3,7 +3,8 @@ import { resolveTxt } from 'node:dns/promises'
 import type { Principal } from '../../auth/principal'
 import { requireTier, tierAtLeast } from '../../auth/tiers'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
-import { badRequest, notFound } from '../../errors'
+import { type EgressPolicy, EgressRefused } from '../../egress/policy'
+import { badRequest, egressDisabled, notFound } from '../../errors'
 import type { SsoConfig } from '../../store/repositories/sso'
 import type { Store } from '../../store/store'
 import type { SsoInput } from './model'
@@ -12,6 +13,8 @@ import type { SsoInput } from './model'
 export type TxtResolver = (name: string) => Promise<string[][]>
 
 const DISCOVERY_TIMEOUT_MS = 5_000
+/** A discovery document is a few KiB; anything far larger is not one, and is not held in memory. */
+const MAX_DISCOVERY_CHARS = 1024 * 1024
 const CHALLENGE_PREFIX = '_gw-challenge'
 
 const view = (c: SsoConfig) => ({
@@ -29,6 +32,7 @@ export class SsoService {
   constructor(
     private readonly store: Store,
     private readonly vault: Vault,
+    private readonly egress: EgressPolicy,
     private readonly resolve: TxtResolver = resolveTxt,
     private readonly now: () => number = Date.now,
   ) {}
@@ -76,15 +80,33 @@ export class SsoService {
     return { deleted: true as const }
   }
 
-  /** Fetches the issuer's OpenID discovery document and reports what it found (never the secret). */
+  /**
+   * Fetches the issuer's OpenID discovery document and reports what it found (never the secret). The
+   * issuer is a URL a person typed: it goes through the egress policy like a webhook's destination, so
+   * the check cannot be turned on gw's own network (a cloud metadata address, an internal service).
+   */
   async test(principal: Principal) {
     const config = await this.store.org(principal.orgId).sso.get()
     if (!config) throw notFound('SSO configuration')
+    if (!this.egress.enabled) throw egressDisabled()
     const url = `${config.issuer}/.well-known/openid-configuration`
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS), redirect: 'follow' })
-      if (!response.ok) return { ok: false as const, url, error: `the issuer answered ${response.status}` }
-      const document = (await response.json()) as Record<string, unknown>
+      const pinned = await this.egress.pin(url)
+      const response = await fetch(pinned.url, {
+        headers: { host: pinned.host, accept: 'application/json' },
+        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+        // A redirect could lead past the policy: the issuer must answer at its own address.
+        redirect: 'manual',
+        tls: { serverName: pinned.serverName },
+      })
+      if (!response.ok) {
+        await response.body?.cancel()
+        return { ok: false as const, url, error: `the issuer answered ${response.status}` }
+      }
+      const text = await response.text()
+      if (text.length > MAX_DISCOVERY_CHARS)
+        return { ok: false as const, url, error: 'the discovery document is larger than 1 MiB' }
+      const document = JSON.parse(text) as Record<string, unknown>
       const issuerMatches = typeof document.issuer === 'string' && document.issuer.replace(/\/+$/, '') === config.issuer
       return {
         ok: issuerMatches && typeof document.authorization_endpoint === 'string' && typeof document.token_endpoint === 'string',
@@ -100,7 +122,11 @@ export class SsoService {
         ok: false as const,
         url,
         error:
-          error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${DISCOVERY_TIMEOUT_MS} ms` : String(error),
+          error instanceof EgressRefused
+            ? error.message
+            : error instanceof Error && error.name === 'TimeoutError'
+              ? `no answer within ${DISCOVERY_TIMEOUT_MS} ms`
+              : String(error),
       }
     }
   }
