@@ -98,9 +98,9 @@ export class WebhooksService {
 
   /** Sends a `webhook.test` event now, once, and answers how it went; it is kept among the deliveries. */
   async test(principal: Principal, webhookId: string) {
-    if (!this.egress.enabled) throw egressDisabled()
     const webhook = await this.store.org(principal.orgId).webhooks.get(webhookId)
     if (!webhook) throw notFound('webhook')
+    if (!this.egress.enabled) throw egressDisabled()
     const at = new Date(this.now())
     const delivery = deliveryOf(webhook, 'webhook.test', { webhookId: webhook.id }, at)
     const result = await this.deliverer.send(webhook, delivery)
