@@ -160,6 +160,7 @@ for (const dialect of DIALECTS) {
       test('bad input: 400 naming it, never a 500', async () => {
         const cases: Array<[string, string]> = [
           ['?from=yesterday', 'from must be an ISO 8601 date-time'],
+          ['?from=March%203%202026', 'from must be an ISO 8601 date-time'],
           ['?to=2026-13-45T00:00:00Z', 'to must be an ISO 8601 date-time'],
           ['?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'from must not be later than to'],
           ['?cursor=bm9wZQ', 'cursor is not one this API returned'],

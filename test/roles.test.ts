@@ -58,8 +58,16 @@ describe('custom roles', () => {
       body: { permissions: ['audit.read', 'reports.read'] },
     })
     expect(await permissionsOf(org, person.sessionToken)).toEqual(['org.read', 'reports.read', 'audit.read'])
-    await h.request('POST', path(org, `roles/${role.id}/archive`), { token: org.ownerSession })
+    const archived = (await (
+      await h.request('POST', path(org, `roles/${role.id}/archive`), { token: org.ownerSession })
+    ).json()) as { data: { archivedAt: string } }
     expect(await permissionsOf(org, person.sessionToken)).toEqual(['org.read', 'traffic.read', 'traffic.annotate'])
+    // Archived once: asked again, the role is answered as it is, its archive time unmoved.
+    await Bun.sleep(5)
+    const again = (await (
+      await h.request('POST', path(org, `roles/${role.id}/archive`), { token: org.ownerSession })
+    ).json()) as { data: { archivedAt: string } }
+    expect(again.data.archivedAt).toBe(archived.data.archivedAt)
     const assign = await h.request('POST', path(org, 'update_member'), {
       token: org.ownerSession,
       body: { userId: person.userId, role: role.id },

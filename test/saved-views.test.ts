@@ -31,6 +31,9 @@ describe('saved filters', () => {
       await h.request('PATCH', `/v1/filter/${first.id}`, { token: org.ownerSession, body: { name: '4o only' } }),
     )
     expect(renamed).toMatchObject({ name: '4o only', filter: byModel })
+    // Renamed to a name another filter holds: 409, and neither changes.
+    const clash = await h.request('PATCH', `/v1/filter/${first.id}`, { token: org.ownerSession, body: { name: 'everything' } })
+    expect(clash.status).toBe(409)
     const refiltered = await h.request('POST', `/v1/organization/${org.orgId}/update_filter`, {
       token: org.ownerSession,
       body: { filterId: first.id, filter: 'all' },

@@ -82,10 +82,13 @@ function decodeCursor(cursor: string): Position {
   return { createdAt: new Date(Number(time)), id }
 }
 
+/** A date, or a date and time with an optional zone: what ISO 8601 writes (`new Date` also reads "March 3"). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
 function date(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined
   const parsed = new Date(value)
-  if (Number.isNaN(parsed.getTime())) throw badRequest(`${name} must be an ISO 8601 date-time`)
+  if (!ISO_DATE_TIME.test(value) || Number.isNaN(parsed.getTime())) throw badRequest(`${name} must be an ISO 8601 date-time`)
   return parsed
 }
 

@@ -83,6 +83,9 @@ export class RolesService {
   /** Archived: it can no longer be given, and its holders fall back to Member on their next request. */
   async archive(principal: Principal, id: string) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
+    // Archiving is done once: asked again, the role is answered as it is, archived when it first was.
+    const existing = await this.store.org(principal.orgId).roles.get(id)
+    if (existing?.archivedAt) return view(existing)
     const updated = await this.store.org(principal.orgId).roles.update(id, { archivedAt: new Date(this.now()) })
     if (!updated) throw notFound('role')
     await this.forgetHolders(principal.orgId, id)

@@ -55,6 +55,8 @@ export class SavedViewsService {
 
   async updateFilter(principal: Principal, id: string, input: FilterChange) {
     if (input.name === undefined && input.filter === undefined) throw nothingToChange('name, filter')
+    const named = input.name === undefined ? [] : await this.store.org(principal.orgId).savedViews.listFilters()
+    if (named.some((f) => f.name === input.name && f.id !== id)) throw conflict(`a filter named "${input.name}" exists already`)
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.filter !== undefined ? { filter: checkedFilter(input.filter) } : {}),
