@@ -5,3 +5,5 @@ const ms = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 })
 export const formatUsd = (value: number): string => usd.format(value)
 export const formatCount = (value: number): string => count.format(value)
 export const formatMs = (value: number | null): string => (value === null ? '-' : `${ms.format(value)} ms`)
+/** A moment in the reader's own time zone and manner; `-` for none. */
+export const formatWhen = (iso: string | null): string => (iso === null ? '-' : new Date(iso).toLocaleString())

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { formatWhen } from './format'
 import { ErrorNote, ShownOnce, useList } from './ui'
 
-interface ApiKey {
+/** An API key as the list shows it: a proxy key has a provider key. */
+export interface ApiKey {
   id: string
   name: string
   prefix: string
@@ -10,25 +12,33 @@ interface ApiKey {
   providerKeyId: string | null
   createdAt: string
   lastUsedAt: string | null
+  expiresAt: string | null
   revokedAt: string | null
 }
 
-interface Entitlement {
+/** The scopes a key may be given: capabilities, and the allowlist forms (`model:<id>`, ...). */
+export interface ScopeEntitlement {
   capabilities: string[]
+  allowlists: string[]
 }
 
-const when = (iso: string | null) => (iso === null ? '-' : new Date(iso).toLocaleString())
+const NO_SCOPES: ScopeEntitlement = { capabilities: [], allowlists: [] }
+
+export function useScopeEntitlement(): ScopeEntitlement {
+  const [entitlement, setEntitlement] = useState<ScopeEntitlement>(NO_SCOPES)
+  useEffect(() => {
+    api<ScopeEntitlement>('GET', '/v1/api-keys/scopes/entitlement')
+      .then(setEntitlement)
+      .catch(() => setEntitlement(NO_SCOPES))
+  }, [])
+  return entitlement
+}
 
 /** API keys: the list, and for those who may, a new key (its secret shown once) and revoking one. */
 export function Keys({ canWrite }: { canWrite: boolean }) {
   const { items: keys, error, change } = useList<ApiKey>('/v1/api-keys')
-  const [capabilities, setCapabilities] = useState<string[]>([])
+  const { capabilities } = useScopeEntitlement()
   const [issued, setIssued] = useState<{ name: string; key: string }>()
-  useEffect(() => {
-    api<Entitlement>('GET', '/v1/api-keys/scopes/entitlement')
-      .then((entitlement) => setCapabilities(entitlement.capabilities))
-      .catch(() => setCapabilities([]))
-  }, [])
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -95,8 +105,8 @@ export function Keys({ canWrite }: { canWrite: boolean }) {
                   <code>{key.prefix}…</code>
                 </td>
                 <td>{key.scopes.length > 0 ? key.scopes.join(', ') : 'every Member permission'}</td>
-                <td>{when(key.createdAt)}</td>
-                <td>{when(key.lastUsedAt)}</td>
+                <td>{formatWhen(key.createdAt)}</td>
+                <td>{formatWhen(key.lastUsedAt)}</td>
                 <td>{key.revokedAt ? 'revoked' : key.providerKeyId ? 'proxy key' : 'active'}</td>
                 {canWrite && (
                   <td>

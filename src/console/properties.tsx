@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { formatCount, formatUsd } from './format'
-import { type Group, lastThirtyDays, WINDOW_NOTE, when } from './sessions'
+import { formatCount, formatUsd, formatWhen } from './format'
+import { type Group, lastThirtyDays, WINDOW_NOTE } from './sessions'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
 interface Hidden {
@@ -106,7 +106,7 @@ export function Properties({ can }: PageProps) {
             {hidden.map((property) => (
               <tr key={property.key}>
                 <td>{property.key}</td>
-                <td>{when(property.hiddenAt)}</td>
+                <td>{formatWhen(property.hiddenAt)}</td>
                 {canWrite && (
                   <td>
                     <button

@@ -1,31 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
+import { formatWhen } from './format'
+import { type ApiKey, type ScopeEntitlement, useScopeEntitlement } from './keys'
 import { ErrorNote, type PageProps, ShownOnce, useList } from './ui'
-
-interface ApiKey {
-  id: string
-  name: string
-  prefix: string
-  scopes: string[]
-  providerKeyId: string | null
-  createdAt: string
-  lastUsedAt: string | null
-  expiresAt: string | null
-  revokedAt: string | null
-}
 
 interface ProviderKey {
   id: string
   provider: string
   name: string
 }
-
-interface Entitlement {
-  capabilities: string[]
-  allowlists: string[]
-}
-
-const when = (iso: string | null) => (iso === null ? '-' : new Date(iso).toLocaleString())
 
 const state = (key: ApiKey) =>
   key.revokedAt ? 'revoked' : key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now() ? 'expired' : 'active'
@@ -41,7 +24,7 @@ function scopesOf(form: HTMLFormElement): string[] {
 }
 
 /** The scope choices, the same on the new key and on a key being changed (so a change keeps what it does not touch). */
-function ScopeFields({ entitlement, current = [] }: { entitlement: Entitlement; current?: string[] }) {
+function ScopeFields({ entitlement, current = [] }: { entitlement: ScopeEntitlement; current?: string[] }) {
   const typed = current.filter((scope) => !entitlement.capabilities.includes(scope))
   return (
     <>
@@ -64,7 +47,7 @@ function ScopeFields({ entitlement, current = [] }: { entitlement: Entitlement; 
 /** A proxy key's scopes, changed in place by those who hold keys.write. */
 function ScopesEditor(props: {
   proxyKey: ApiKey
-  entitlement: Entitlement
+  entitlement: ScopeEntitlement
   save: (scopes: string[]) => Promise<boolean>
   close: () => void
 }) {
@@ -91,17 +74,12 @@ function ScopesEditor(props: {
 export function ProxyKeys({ can }: PageProps) {
   const canWrite = can('keys.write')
   const { items: keys, error, change } = useList<ApiKey>('/v1/api-keys')
-  const [entitlement, setEntitlement] = useState<Entitlement>({ capabilities: [], allowlists: [] })
+  const entitlement = useScopeEntitlement()
   const [providerKeys, setProviderKeys] = useState<ProviderKey[]>()
   const [providerKeysError, setProviderKeysError] = useState<string>()
   const [issued, setIssued] = useState<{ name: string; key: string }>()
   const [editing, setEditing] = useState<string>()
   const mayListProviderKeys = canWrite || can('provider_keys.write')
-  useEffect(() => {
-    api<Entitlement>('GET', '/v1/api-keys/scopes/entitlement')
-      .then(setEntitlement)
-      .catch(() => setEntitlement({ capabilities: [], allowlists: [] }))
-  }, [])
   useEffect(() => {
     if (!mayListProviderKeys) return
     api<ProviderKey[]>('GET', '/v1/api-keys/provider-keys')
@@ -222,8 +200,8 @@ export function ProxyKeys({ can }: PageProps) {
                       'every Member permission'
                     )}
                   </td>
-                  <td>{when(key.createdAt)}</td>
-                  <td>{when(key.lastUsedAt)}</td>
+                  <td>{formatWhen(key.createdAt)}</td>
+                  <td>{formatWhen(key.lastUsedAt)}</td>
                   <td>{state(key)}</td>
                   {canWrite && (
                     <td>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { formatCount, formatMs, formatUsd } from './format'
+import { formatCount, formatMs, formatUsd, formatWhen } from './format'
 import { RequestDetail, type RequestView } from './request-detail'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
@@ -30,8 +30,6 @@ export function lastThirtyDays() {
 }
 
 export const WINDOW_NOTE = `Last ${WINDOW_DAYS} days; times in ${Intl.DateTimeFormat().resolvedOptions().timeZone}.`
-
-export const when = (iso: string) => new Date(iso).toLocaleString()
 
 /**
  * One page of a grouped view: the API answers no total, so one row more than a page is asked for,
@@ -128,8 +126,8 @@ export function Sessions({ can }: PageProps) {
                 <td>{formatCount(session.tokens)}</td>
                 <td>{formatCount(session.errors)}</td>
                 <td>{formatMs(session.averageLatencyMs)}</td>
-                <td>{when(session.firstAt)}</td>
-                <td>{when(session.lastAt)}</td>
+                <td>{formatWhen(session.firstAt)}</td>
+                <td>{formatWhen(session.lastAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -202,11 +200,11 @@ function SessionDetail({
         </div>
         <div>
           <dt>Started</dt>
-          <dd>{when(session.firstAt)}</dd>
+          <dd>{formatWhen(session.firstAt)}</dd>
         </div>
         <div>
           <dt>Last request</dt>
-          <dd>{when(session.lastAt)}</dd>
+          <dd>{formatWhen(session.lastAt)}</dd>
         </div>
       </dl>
       <SessionAnnotations sessionId={sessionId} canAnnotate={can('traffic.annotate')} />
@@ -232,7 +230,7 @@ function SessionDetail({
               <tr key={r.id}>
                 <td>
                   <button type="button" class="link" aria-label={`Open request ${r.id}`} onClick={() => setRequest(r)}>
-                    {when(r.createdAt)}
+                    {formatWhen(r.createdAt)}
                   </button>
                 </td>
                 <td>{r.model}</td>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { formatCount, formatMs, formatUsd } from './format'
-import { lastThirtyDays, Pager, useGroupPage, WINDOW_NOTE, when } from './sessions'
+import { formatCount, formatMs, formatUsd, formatWhen } from './format'
+import { lastThirtyDays, Pager, useGroupPage, WINDOW_NOTE } from './sessions'
 import { ErrorNote, type PageProps } from './ui'
 
 interface Overview {
@@ -66,7 +66,7 @@ export function Users(_: PageProps) {
                 <td>{formatCount(user.tokens)}</td>
                 <td>{formatCount(user.errors)}</td>
                 <td>{formatMs(user.averageLatencyMs)}</td>
-                <td>{when(user.lastAt)}</td>
+                <td>{formatWhen(user.lastAt)}</td>
               </tr>
             ))}
           </tbody>

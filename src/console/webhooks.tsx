@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api } from './api'
-import { formatCount, formatMs } from './format'
+import { formatCount, formatMs, formatWhen } from './format'
 import { ErrorNote, type PageProps, ShownOnce, useAction, useList } from './ui'
 
 interface LastDelivery {
@@ -48,7 +48,6 @@ interface TestResult {
 }
 
 const EVENTS = ['request.completed', 'budget.threshold_crossed', 'budget.breached'] as const
-const when = (iso: string | null) => (iso === null ? '-' : new Date(iso).toLocaleString())
 
 /** `key=value` lines into the properties a request must carry; a line without `=` is refused with the reason. */
 function parseFilters(text: string): Record<string, string> | string {
@@ -175,7 +174,7 @@ function WebhookCard({ webhook, onDelete, onSent }: { webhook: Webhook; onDelete
     ['Properties required', filters.length === 0 ? 'none' : filters.map(([k, v]) => `${k}=${v}`).join(', ')],
     ['Bodies', webhook.includeData ? 'included' : 'not included'],
     ['Signing secret', webhook.secretPrefix],
-    ['State', webhook.disabledAt ? `disabled ${when(webhook.disabledAt)} (the destination answered 410 Gone)` : 'active'],
+    ['State', webhook.disabledAt ? `disabled ${formatWhen(webhook.disabledAt)} (the destination answered 410 Gone)` : 'active'],
     ['Last delivery', lastText(webhook.lastDelivery)],
   ]
   if (webhook.droppedEvents > 0) facts.push(['Dropped while the destination was down', formatCount(webhook.droppedEvents)])
@@ -231,8 +230,8 @@ function WebhookCard({ webhook, onDelete, onSent }: { webhook: Webhook; onDelete
                 <td data-delivery-status>{delivery.status}</td>
                 <td>{delivery.attempts}</td>
                 <td>{delivery.lastError ?? (delivery.lastHttpStatus === null ? '-' : String(delivery.lastHttpStatus))}</td>
-                <td>{when(delivery.nextAttemptAt)}</td>
-                <td>{when(delivery.createdAt)}</td>
+                <td>{formatWhen(delivery.nextAttemptAt)}</td>
+                <td>{formatWhen(delivery.createdAt)}</td>
               </tr>
             ))}
           </tbody>

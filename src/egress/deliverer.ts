@@ -106,20 +106,16 @@ export class Deliverer {
     const latency = () => Math.round(performance.now() - started)
     try {
       const secret = this.options.vault.open(webhook.sealedSecret, sealContexts.webhookSecret(webhook))
-      const pinned = await this.options.egress.pin(webhook.destination)
-      const response = await fetch(pinned.url, {
+      // A redirect counts as a failure: the receiver must answer at the address it gave.
+      const response = await this.options.egress.fetch(webhook.destination, {
         method: 'POST',
         headers: {
-          host: pinned.host,
           'content-type': 'application/json',
           'user-agent': `gw-webhooks/${VERSION}`,
           ...signedHeaders(secret, delivery.id, new Date(this.now()), delivery.payload),
         },
         body: delivery.payload,
-        // A redirect could lead anywhere, an internal address included: it counts as a failure.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.attemptTimeoutMs),
-        tls: { serverName: pinned.serverName },
+        timeoutMs: this.attemptTimeoutMs,
       })
       await response.body?.cancel()
       const ok = response.status >= 200 && response.status < 300

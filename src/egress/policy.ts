@@ -143,6 +143,25 @@ export class EgressPolicy {
     return { url: pinned.toString(), host: url.host, serverName: host }
   }
 
+  /**
+   * A request to a destination a person named: pinned to the address checked now, the Host header and
+   * TLS name kept, no redirect followed (it could lead past the check), and bounded in time.
+   */
+  async fetch(
+    destination: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs: number },
+  ) {
+    const pinned = await this.pin(destination)
+    return fetch(pinned.url, {
+      method: init.method,
+      headers: { ...init.headers, host: pinned.host },
+      body: init.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(init.timeoutMs),
+      tls: { serverName: pinned.serverName },
+    })
+  }
+
   /** A resolver that does not answer is a destination that cannot be reached, not a wait without end. */
   private async resolveWithin(host: string): Promise<string[]> {
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -91,14 +91,7 @@ export class SsoService {
     if (!this.egress.enabled) throw egressDisabled()
     const url = `${config.issuer}/.well-known/openid-configuration`
     try {
-      const pinned = await this.egress.pin(url)
-      const response = await fetch(pinned.url, {
-        headers: { host: pinned.host, accept: 'application/json' },
-        signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
-        // A redirect could lead past the policy: the issuer must answer at its own address.
-        redirect: 'manual',
-        tls: { serverName: pinned.serverName },
-      })
+      const response = await this.egress.fetch(url, { headers: { accept: 'application/json' }, timeoutMs: DISCOVERY_TIMEOUT_MS })
       if (!response.ok) {
         await response.body?.cancel()
         return { ok: false as const, url, error: `the issuer answered ${response.status}` }
