@@ -60,6 +60,15 @@ describe('integrations', () => {
       { id: 'C1', name: 'alerts', private: false },
       { id: 'C2', name: 'finance', private: true },
     ])
+    // A bad change is 400, and the saved settings stay as they were.
+    const bad = await h.request('POST', `/v1/integration/${slackView.id}`, {
+      token: org.ownerSession,
+      body: { settings: { botToken: 'not-a-token', channel: '#changed' } },
+    })
+    expect(bad.status).toBe(400)
+    expect(await data<View>(await h.request('GET', `/v1/integration/${slackView.id}`, { token: org.ownerSession }))).toEqual(
+      slackView,
+    )
     // A token Slack refuses: 502, with Slack's reason.
     await h.request('POST', `/v1/integration/${slackView.id}`, {
       token: org.ownerSession,

@@ -222,6 +222,11 @@ describe('the other request routes', () => {
       },
       [plain]: { rating: null, scores: [], flags: [] },
     })
+    const bad = await h.request('POST', '/v1/request/query-ids', {
+      token: org.apiKey,
+      body: { requestIds: [rated], includeAnnotations: 'yes' },
+    })
+    expect(bad.status).toBe(400)
     const without = await h.request('POST', '/v1/request/query-ids', { token: org.apiKey, body: { requestIds: [rated] } })
     expect(((await without.json()) as { data: { requests: object[] } }).data.requests[0]).not.toHaveProperty('annotations')
   })
