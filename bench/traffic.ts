@@ -156,6 +156,7 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       sessionId: random() < 0.5 ? `sess-${Math.floor(random() * 50_000)}` : null,
       customerId: null,
       stripeCustomerId: null,
+      memberId: null,
       properties: withProperties
         ? {
             environment: ENVIRONMENTS[Math.floor(random() * ENVIRONMENTS.length)] as string,
@@ -178,6 +179,7 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       totalTokens: promptTokens === null || completionTokens === null ? null : promptTokens + completionTokens,
       costNano,
       costNote: costNano === null ? 'no usage reported' : null,
+      priceSource: costNano === null ? null : 'builtin',
       estimatedCostNano: null,
       ptb: random() < 0.05,
       country: COUNTRIES[Math.floor(random() * COUNTRIES.length)] ?? null,

@@ -33,6 +33,7 @@ import { authRoutes } from './modules/auth/routes'
 import { AuthService } from './modules/auth/service'
 import { BudgetActionViews } from './modules/budgets/actions'
 import { budgetRoutes } from './modules/budgets/routes'
+import { BudgetsService } from './modules/budgets/service'
 import { gatewayInfoRoutes } from './modules/gateway-info/routes'
 import { healthRoutes } from './modules/health/routes'
 import { HealthService } from './modules/health/service'
@@ -40,6 +41,8 @@ import { integrationRoutes } from './modules/integrations/routes'
 import { IntegrationsService } from './modules/integrations/service'
 import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
+import { modelPriceRoutes } from './modules/model-prices/routes'
+import { ModelPricesService } from './modules/model-prices/service'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
 import { OrganizationSettingsService } from './modules/organization/settings-service'
@@ -68,6 +71,11 @@ import { trafficRoutes } from './modules/traffic/routes'
 import { TrafficService } from './modules/traffic/service'
 import { webhookRoutes } from './modules/webhooks/routes'
 import { WebhooksService } from './modules/webhooks/service'
+import { PriceBook } from './money/price-book'
+import { MemorySpendStore, type SpendStore } from './spend/counters'
+import { BudgetEnforcer } from './spend/enforcer'
+import { BudgetNotices } from './spend/notices'
+import { SpendPolicies } from './spend/policy'
 import type { Store } from './store/store'
 import type { HealthProbe } from './util/health-probe'
 import { BodyBudget } from './util/read-body'
@@ -84,6 +92,8 @@ export interface AppDeps {
   meta: MetaStore
   requestLog: RequestLog
   limiterStore: LimiterStore
+  /** Where budgets count spend and holds; in process when absent. */
+  spendStore?: SpendStore
   invalidations: InvalidationBus
   /** DNS TXT lookups for SSO domain checks; the system resolver when absent. */
   txtResolver?: TxtResolver
@@ -115,6 +125,16 @@ export function createServices(deps: AppDeps) {
   const vault = new Vault(deps.serverSecret)
   const providerKeys = new ProviderKeysService(deps.store, vault, deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
+  const prices = new PriceBook(deps.store, deps.now)
+  const spendPolicies = new SpendPolicies(deps.store, deps.now)
+  const budgets = new BudgetEnforcer({
+    store: deps.store,
+    counters: deps.spendStore ?? new MemorySpendStore(),
+    policies: spendPolicies,
+    notices: new BudgetNotices({ store: deps.store, log: deps.log, now: deps.now }),
+    log: deps.log,
+    now: deps.now,
+  })
   const egress = deps.egress ?? new EgressPolicy({ enabled: true })
   const serviceUrls = deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' }
   const deliverer = new Deliverer({
@@ -132,6 +152,8 @@ export function createServices(deps: AppDeps) {
     config: deps.gateway,
     store: deps.store,
     limiter,
+    budgets,
+    prices,
     orgKeys: providerKeys,
     bodies: settings,
     meta: deps.meta,
@@ -161,10 +183,14 @@ export function createServices(deps: AppDeps) {
     security: new SecurityViews(deps.store, deps.now),
     relayedCalls: new RelayedCallViews(deps.store, deps.now),
     budgetActions: new BudgetActionViews(deps.store, deps.now),
+    budgets: new BudgetsService(deps.store, spendPolicies, budgets, deps.now),
     sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
     rateLimitRules,
+    /** What a call costs: the organisation's own prices over the built-in table. */
+    prices,
+    modelPrices: new ModelPricesService(deps.store, prices, deps.now),
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
     mcpConnections: new McpConnectionsView(deps.store),
@@ -257,6 +283,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(authRoutes(gate, services.auth))
     .use(organizationRoutes(gate, services.organizations, services.settings))
     .use(rateLimitRoutes(gate, services.rateLimitRules))
+    .use(modelPriceRoutes(gate, services.modelPrices))
     .use(apiKeyRoutes(gate, services.apiKeys, services.mcpConnections))
     .use(providerKeyRoutes(gate, services.providerKeys))
     .use(auditRoutes(gate, services.audit))
@@ -271,7 +298,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(groupedRoutes(gate, services.grouped))
     .use(securityRoutes(gate, services.security))
     .use(relayedCallRoutes(gate, services.relayedCalls))
-    .use(budgetRoutes(gate, services.budgetActions))
+    .use(budgetRoutes(gate, services.budgetActions, services.budgets))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
     .use(webhookRoutes(gate, services.webhooks))
     .use(integrationRoutes(gate, services.integrations))

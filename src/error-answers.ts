@@ -18,6 +18,7 @@ const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   tier_required: 'permission_error',
   not_found: 'not_found_error',
   rate_limited: 'rate_limit_error',
+  budget_exceeded: 'rate_limit_error',
   internal_error: 'api_error',
   unavailable: 'api_error',
   upstream_error: 'api_error',

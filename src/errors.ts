@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'egress_disabled'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'budget_exceeded'
+  | 'price_unknown'
   | 'not_implemented'
   | 'internal_error'
   | 'unavailable'
@@ -36,6 +38,8 @@ const STATUS: Record<ErrorCode, number> = {
   egress_disabled: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  budget_exceeded: 429,
+  price_unknown: 409,
   not_implemented: 501,
   internal_error: 500,
   unavailable: 503,

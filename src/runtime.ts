@@ -12,6 +12,9 @@ import { FailoverLimiterStore } from './limits/failover-store'
 import { RedisLimiterStore } from './limits/redis-store'
 import { type LimiterStore, MemoryLimiterStore } from './limits/store'
 import { createLogger, type Logger } from './log'
+import { MemorySpendStore, type SpendStore } from './spend/counters'
+import { FailoverSpendStore } from './spend/failover-counters'
+import { RedisSpendStore } from './spend/redis-counters'
 import { type Database, openDatabase } from './store/database'
 import { migrate } from './store/migrate'
 import { createStore } from './store/store'
@@ -79,6 +82,7 @@ export interface RedisStores {
   /** The one breaker of every store below: an outage seen by one keeps them all off Redis. */
   breaker: CircuitBreaker
   limiterStore: FailoverLimiterStore
+  spendStore: FailoverSpendStore
   meta: FailoverMetaStore
   invalidations: RedisInvalidationBus
   probes: HealthProbe[]
@@ -115,12 +119,14 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
   })
   if (client.status !== 'ready') breaker.trip(new Error(`no connection (${client.status})`))
   const limiterStore = new FailoverLimiterStore(new RedisLimiterStore(client), new MemoryLimiterStore(now), breaker)
+  const spendStore = new FailoverSpendStore(new RedisSpendStore(client), new MemorySpendStore(), breaker)
   const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(undefined, now), breaker)
   const invalidations = new RedisInvalidationBus(client, log, breaker)
   // Redis is not required to serve, so each of these degrades the health, never downs it. The Redis
   // probe goes through the breaker too: while it is open the answer is known without asking Redis.
   const probes: HealthProbe[] = [
     { name: 'rate_limiter', required: false, check: async () => degradedIf(limiterStore.degraded) },
+    { name: 'budgets', required: false, check: async () => degradedIf(spendStore.degraded) },
     { name: 'metadata', required: false, check: async () => degradedIf(meta.degraded) },
     {
       name: 'redis',
@@ -132,7 +138,7 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
         ),
     },
   ]
-  return { client, breaker, limiterStore, meta, invalidations, probes }
+  return { client, breaker, limiterStore, spendStore, meta, invalidations, probes }
 }
 
 export interface RuntimeOptions {
@@ -163,11 +169,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   ]
   let meta: MetaStore = new MemoryMetaStore()
   let limiterStore: LimiterStore = new MemoryLimiterStore()
+  let spendStore: SpendStore = new MemorySpendStore()
   let invalidations: InvalidationBus = new LocalInvalidationBus()
   const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
   if (redis) {
     meta = redis.meta
     limiterStore = redis.limiterStore
+    spendStore = redis.spendStore
     invalidations = redis.invalidations
     probes.push(...redis.probes)
   }
@@ -193,6 +201,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       meta,
       requestLog,
       limiterStore,
+      spendStore,
       invalidations,
       usersFeature: config.usersFeature,
       egress: new EgressPolicy(config.egress),

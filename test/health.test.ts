@@ -108,6 +108,7 @@ describe('the runtime wires the real probes', () => {
       egress: 'ok',
       redis: 'ok',
       rate_limiter: 'ok',
+      budgets: 'ok',
       metadata: 'ok',
     })
   })
@@ -118,6 +119,7 @@ describe('the runtime wires the real probes', () => {
       egress: 'ok',
       redis: 'down',
       rate_limiter: 'degraded',
+      budgets: 'degraded',
       metadata: 'degraded',
     })
   })

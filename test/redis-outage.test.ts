@@ -88,7 +88,7 @@ describe.skipIf(!runnable)('a Redis outage', () => {
     const a = await open(log)
     const b = await open(createLogger('error', () => undefined))
     const sent = commandCounter(a.client)
-    expect(await health(a)).toEqual({ rate_limiter: 'ok', metadata: 'ok', redis: 'ok' })
+    expect(await health(a)).toEqual({ rate_limiter: 'ok', budgets: 'ok', metadata: 'ok', redis: 'ok' })
 
     const load = keepCalling(8, async (worker) => {
       const id = crypto.randomUUID()
@@ -138,7 +138,7 @@ describe.skipIf(!runnable)('a Redis outage', () => {
     await a.invalidations.publish('revoked-during')
     expect(heardByA).toEqual(['revoked-during'])
 
-    expect(await health(a)).toEqual({ rate_limiter: 'degraded', metadata: 'degraded', redis: 'down' })
+    expect(await health(a)).toEqual({ rate_limiter: 'degraded', budgets: 'degraded', metadata: 'degraded', redis: 'down' })
 
     // After the cooldown one call probes Redis, which is still gone: the breaker stays open, silently.
     clock.now += REDIS_BREAKER_COOLDOWN_MS
@@ -163,7 +163,7 @@ describe.skipIf(!runnable)('a Redis outage', () => {
     expect(await a.client.exists('gw:meta:served-after')).toBe(1)
     // What this instance served during the outage is still its to answer for.
     expect((await a.meta.get('served-during'))?.orgId).toBe('org-a')
-    expect(await health(a)).toEqual({ rate_limiter: 'ok', metadata: 'ok', redis: 'ok' })
+    expect(await health(a)).toEqual({ rate_limiter: 'ok', budgets: 'ok', metadata: 'ok', redis: 'ok' })
 
     // And invalidations reach the other instances again, once its subscription is back.
     const heardByB: string[] = []
@@ -196,7 +196,7 @@ describe.skipIf(!runnable)('a Redis outage', () => {
         await stores.meta.put({ orgId: 'org-s', meta: meta(`stalled-${i}`) }, 300)
         await stores.invalidations.publish('credential')
       }
-      expect(await health(stores)).toEqual({ rate_limiter: 'degraded', metadata: 'degraded', redis: 'down' })
+      expect(await health(stores)).toEqual({ rate_limiter: 'degraded', budgets: 'degraded', metadata: 'degraded', redis: 'down' })
       expect(sent()).toBe(before)
     } finally {
       redis.resume()
@@ -267,7 +267,10 @@ describe.skipIf(!runnable)('a Redis outage', () => {
 
       expect(await healthOf()).toMatchObject({
         status: 200,
-        body: { status: 'degraded', components: { rate_limiter: 'degraded', metadata: 'degraded', redis: 'down' } },
+        body: {
+          status: 'degraded',
+          components: { rate_limiter: 'degraded', budgets: 'degraded', metadata: 'degraded', redis: 'down' },
+        },
       })
 
       const limited = await funded()
@@ -288,7 +291,7 @@ describe.skipIf(!runnable)('a Redis outage', () => {
       expect(log.messages('redis answers again')).toBe(1)
       expect(await healthOf()).toMatchObject({
         status: 200,
-        body: { status: 'ok', components: { rate_limiter: 'ok', metadata: 'ok', redis: 'ok' } },
+        body: { status: 'ok', components: { rate_limiter: 'ok', budgets: 'ok', metadata: 'ok', redis: 'ok' } },
       })
       // Redis restarted empty: these were written after it came back.
       const metaKey = `gw:meta:${after.headers.get('gw-id')}`

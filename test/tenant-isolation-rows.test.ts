@@ -29,11 +29,14 @@ const PARAM_KINDS: Record<string, Kind> = {
   memberUserId: 'user',
   webhookId: 'webhook',
   integrationId: 'integration',
+  mappingId: 'downgradeMapping',
 }
 /** `{id}` says nothing by itself: the route it sits in does (an organisation's own `{id}` is handled apart). */
 const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/filter/{id}', 'filter'],
   ['/v1/vault/update/{id}', 'providerKey'],
+  ['/v1/budget/window-limit', 'windowLimit'],
+  ['/v1/budget/velocity-limit', 'velocityLimit'],
 ]
 /** Parameters that name nothing of an organisation's own. */
 const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1', type: 'slack' }
@@ -46,6 +49,7 @@ const BODY_KINDS: Record<string, Kind> = {
   requestIds: 'request',
   serverId: 'mcpServer',
   agentId: 'a2aAgent',
+  limitId: 'windowLimit',
 }
 /** Fields named like ids that name nothing of an organisation's: an OIDC client's id at the identity provider, a Stripe customer. */
 const NOT_ID_FIELDS: ReadonlySet<string> = new Set(['clientId', 'customerId'])
@@ -64,6 +68,7 @@ const FIELD_VALUES: Record<string, unknown> = {
   secret: 'sk-written-by-a-0123456789',
   baseUrl: 'https://provider.example.test/v1',
   expiresAt: '2099-01-01T00:00:00.000Z',
+  windowSeconds: 60,
 }
 /** Strings tried in turn against a field's pattern and length. */
 const STRING_CANDIDATES = ['x', 'https://idp.example.test', 'a.example.test']
@@ -162,7 +167,9 @@ function planOf(route: CatalogueRoute, bodies: ReadonlyMap<string, JsonSchema>):
   }
   const body = bodies.get(`${method} ${toRouterPath(path)}`)
   for (const name of Object.keys(body?.properties ?? {}).filter(isIdField)) {
-    slots.push({ name, where: 'body', kind: BODY_KINDS[name] })
+    // A body's own `id` names what its route is about, as a path's `{id}` does.
+    const kind = name === 'id' ? ID_PARAM_KINDS.find(([prefix]) => path.startsWith(prefix))?.[1] : BODY_KINDS[name]
+    slots.push({ name, where: 'body', kind })
   }
   return orgParam || slots.length > 0 ? { route, orgParam, slots, body } : undefined
 }

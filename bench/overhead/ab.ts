@@ -9,6 +9,11 @@
  *   bun bench/overhead/ab.ts main=/tmp/gw-main candidate=dist/gw
  *   bun bench/overhead/ab.ts shipped=dist/gw smol=dist/gw,BUN_OPTIONS=--smol
  *
+ * A variant's `AB_LIMITS=<n>` (up to 5) gives its organisation that many budget limits, each applying to
+ * every call (`gw.ts`), for what reserving and settling costs:
+ *
+ *   AB_SATURATION=1 bun bench/overhead/ab.ts plain=dist/gw limits=dist/gw,AB_LIMITS=5
+ *
  * It prints a Markdown table and writes nothing under bench/results. Knobs: the suite's SEQ_*, RATE_*
  * and SAT_* (README.md), AB_SATURATION, and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
  * server's JIT has settled and the variants are compared in their steady state.
@@ -19,7 +24,7 @@ import { timePlain } from './calls'
 import { integer, loadSettings } from './config'
 import type { CpuUse } from './cpu'
 import { runFixedRate } from './fixed-rate'
-import { gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
+import { addBudgetLimits, gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
 import { freePort, runInScratch } from './processes'
 import { table } from './report'
 import { runSaturation, type SaturationResult } from './saturation'
@@ -52,9 +57,13 @@ function parseVariant(spec: string): Variant {
 }
 
 async function startVariant(variant: Variant, workDir: string, fakePort: number): Promise<Target> {
-  const env = { ...gwEnv(join(workDir, variant.label), freePort(), fakePort), ...variant.env }
+  // AB_LIMITS is the suite's, not gw's: that many budget limits on every call of the variant.
+  const { AB_LIMITS: limits = '0', ...own } = variant.env
+  const port = freePort()
+  const env = { ...gwEnv(join(workDir, variant.label), port, fakePort), ...own }
   const org = await prepareOrg(variant.binary, env)
   const child = await startGw(variant.binary, env, join(workDir, `${variant.label}.log`))
+  if (Number(limits) > 0) await addBudgetLimits(port, org.sessionToken, Number(limits))
   return {
     name: variant.label,
     url: `http://127.0.0.1:${env.GW_PORT}${CHAT_PATH}`,

@@ -29,6 +29,8 @@ export function gwEnv(dataDir: string, port: number, fakePort: number): GwEnv {
 export interface GwOrg {
   orgId: string
   apiKey: string
+  /** The Owner's session, for the management API. */
+  sessionToken: string
 }
 
 /** Creates the organisation and its API key, and gives it credits (calls are pass-through billed). */
@@ -37,7 +39,35 @@ export async function prepareOrg(binary: string, env: GwEnv): Promise<GwOrg> {
     await run([binary, 'bootstrap', '--org', 'bench', '--email', 'b@example.test', '--tier', 'enterprise'], env),
   ) as GwOrg
   await run([binary, 'credits', 'add', '--org', created.orgId, '--usd', '1000000'], env)
-  return { orgId: created.orgId, apiKey: created.apiKey }
+  return { orgId: created.orgId, apiKey: created.apiKey, sessionToken: created.sessionToken }
+}
+
+/**
+ * Spend limits that apply to every call of the suite's organisation and never refuse (each far above
+ * what a run spends), at every kind of scope and window a call is counted in: what a budget costs a
+ * call is reserving and settling against each of them.
+ */
+const BENCH_LIMITS: ReadonlyArray<{ path: string; body: Record<string, unknown> }> = [
+  { path: '/v1/budget/window-limit', body: { scope: { kind: 'org' }, metric: 'usd', limit: 1e9, window: 'day' } },
+  { path: '/v1/budget/window-limit', body: { scope: { kind: 'org' }, metric: 'requests', limit: 1e11, window: 'month' } },
+  { path: '/v1/budget/window-limit', body: { scope: { kind: 'key' }, metric: 'tokens', limit: 1e12, window: 'week' } },
+  {
+    path: '/v1/budget/window-limit',
+    body: { scope: { kind: 'model', id: 'gpt-4o' }, metric: 'usd', limit: 1e9, window: { seconds: 3600 } },
+  },
+  { path: '/v1/budget/velocity-limit', body: { scope: { kind: 'provider', id: 'openai' }, maxUsd: 1e9, windowSeconds: 3600 } },
+]
+
+export async function addBudgetLimits(port: number, sessionToken: string, count: number): Promise<void> {
+  if (count > BENCH_LIMITS.length) throw new Error(`at most ${BENCH_LIMITS.length} budget limits, asked for ${count}`)
+  for (const { path, body } of BENCH_LIMITS.slice(0, count)) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    if (response.status !== 200) throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`)
+  }
 }
 
 /** The headers of a gw call: a real API key, and a layer-2 policy (a token bucket) that never refuses. */

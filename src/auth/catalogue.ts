@@ -285,6 +285,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/session/{sessionId}/annotations', 'traffic.read'],
   // What was sent to a webhook and what waits: the spec lists webhooks, not their deliveries.
   ['GET', '/v1/webhooks/{webhookId}/deliveries', 'egress.write'],
+  // What an organisation's model prices are: the spec can set, import and delete them, not list them.
+  ['GET', '/v1/model-prices', 'org.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

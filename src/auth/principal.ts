@@ -10,6 +10,8 @@ export interface Principal {
   /** The API key id or the user id: what the audit log names as the actor. */
   actorId: string
   userId?: string
+  /** The member calls are attributed to for budgets: the person of a session, or the one who created the key. */
+  memberId?: string
   apiKeyId?: string
   sessionId?: string
   /** For sessions: `owner`, `admin`, `member` or a custom role id. */

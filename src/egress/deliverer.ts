@@ -4,9 +4,9 @@ import type { Integration } from '../store/repositories/integrations'
 import type { ClaimedDelivery, Delivery, Webhook } from '../store/repositories/webhooks'
 import type { Store } from '../store/store'
 import { VERSION } from '../version'
-import { DEFAULT_METER_EVENT, DROPPABLE_EVENT, type MeterPayload } from './events'
+import { DEFAULT_METER_EVENT, DROPPABLE_EVENT, type MeterPayload, slackText } from './events'
 import { type EgressPolicy, EgressRefused } from './policy'
-import { type ServiceUrls, stripeMeterEvent } from './services'
+import { type ServiceUrls, slackPost, stripeMeterEvent } from './services'
 import { signedHeaders } from './signing'
 
 /**
@@ -158,6 +158,44 @@ export class Deliverer {
     }
   }
 
+  /**
+   * An event told in Slack: through the integration's incoming webhook (an address its owner gave, so
+   * through the egress rules), else posted with its bot token to its channel.
+   */
+  private async slack(integration: Integration, delivery: Delivery): Promise<AttemptResult> {
+    const started = performance.now()
+    const latency = () => Math.round(performance.now() - started)
+    try {
+      const secrets = JSON.parse(
+        this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)),
+      ) as { webhookUrl?: string; botToken?: string }
+      const text = slackText(delivery.event, delivery.payload)
+      if (secrets.webhookUrl) {
+        const response = await this.options.egress.fetch(secrets.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text }),
+          timeoutMs: this.attemptTimeoutMs,
+        })
+        await response.body?.cancel()
+        const ok = response.status >= 200 && response.status < 300
+        return { ok, httpStatus: response.status, latencyMs: latency(), error: ok ? null : `Slack answered ${response.status}` }
+      }
+      const channel = integration.settings.channel
+      if (!secrets.botToken || !channel)
+        return {
+          ok: false,
+          httpStatus: null,
+          latencyMs: latency(),
+          error: 'the Slack integration has no webhookUrl, nor a botToken and a channel',
+        }
+      await slackPost(this.options.urls.slackApiUrl, secrets.botToken, channel, text)
+      return { ok: true, httpStatus: null, latencyMs: latency(), error: null }
+    } catch (error) {
+      return { ok: false, httpStatus: null, latencyMs: latency(), error: (error as Error).message }
+    }
+  }
+
   private async attempt(taken: ClaimedDelivery, lease: Date): Promise<void> {
     const { store, log } = this.options
     const { delivery } = taken
@@ -173,7 +211,12 @@ export class Deliverer {
       })
       return
     }
-    const result = 'webhook' in taken ? await this.send(taken.webhook, delivery) : await this.meter(taken.integration, delivery)
+    const result =
+      'webhook' in taken
+        ? await this.send(taken.webhook, delivery)
+        : taken.integration.type === 'slack'
+          ? await this.slack(taken.integration, delivery)
+          : await this.meter(taken.integration, delivery)
     const attempts = delivery.attempts + 1
     if ('webhook' in taken && result.httpStatus === 410) {
       await store.deliveries.disable(taken.webhook.id, at)

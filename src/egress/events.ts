@@ -95,6 +95,38 @@ export function requestCompletedDeliveries(
   return deliveries
 }
 
+/** What a budget event carries. */
+export interface BudgetEventData {
+  limitId: string | null
+  scope: { kind: string | null; id: string | null }
+  metric: string | null
+  /** In the metric's unit; USD for `usd`. */
+  limit: number | null
+  spent: number | null
+  threshold: number | null
+  windowStart: string | null
+  action: string | null
+  message: string | null
+  /** A test or manual notice sent through `POST /v1/budget/notify`. */
+  manual: boolean
+}
+
+/** A budget event as one line of Slack text. */
+export function slackText(event: string, payload: string): string {
+  const { data } = JSON.parse(payload) as { data: BudgetEventData }
+  const headline = event === 'budget.breached' ? 'Budget breached' : 'Budget threshold crossed'
+  const amount = (value: number | null) =>
+    value === null ? '?' : data.metric === 'usd' ? `$${value}` : `${value} ${data.metric}`
+  const parts = [`*gw: ${headline}*`]
+  if (data.limitId) {
+    const scope = data.scope.kind === 'org' ? 'the organization' : `${data.scope.kind} ${data.scope.id ?? '(each)'}`
+    parts.push(`limit ${data.limitId} on ${scope}: ${amount(data.spent)} spent of ${amount(data.limit)}`)
+    if (data.threshold !== null) parts.push(`(${data.threshold} %)`)
+  }
+  if (data.message) parts.push(`: ${data.message}`)
+  return parts.join(' ')
+}
+
 /** The Stripe meter an integration reports to when it names none. */
 export const DEFAULT_METER_EVENT = 'gw_tokens'
 

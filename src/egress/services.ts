@@ -34,6 +34,23 @@ export async function slackChannels(
   return (answer.channels ?? []).map((channel) => ({ id: channel.id, name: channel.name, private: channel.is_private === true }))
 }
 
+/** Posts a message to a channel through Slack's Web API (`chat.postMessage`) with a bot token. */
+export async function slackPost(apiUrl: string, botToken: string, channel: string, text: string): Promise<void> {
+  let response: Response
+  try {
+    response = await fetch(`${apiUrl}/chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ channel, text }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    })
+  } catch (error) {
+    throw new ServiceFailure(`Slack could not be reached: ${(error as Error).message}`)
+  }
+  const answer = (await response.json().catch(() => undefined)) as { ok: boolean; error?: string } | undefined
+  if (!answer?.ok) throw new ServiceFailure(`Slack refused: ${answer?.error ?? `status ${response.status}`}`)
+}
+
 /** A Stripe client on the configured address, with no retries of its own (the outbox retries) and no telemetry. */
 function stripeClient(apiUrl: string, secretKey: string): Stripe {
   const url = new URL(apiUrl)

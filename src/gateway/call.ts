@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal'
 import type { LimitVerdict } from '../limits/limiter'
 import type { ModelPrice } from '../money/prices'
 import type { UnitPrice } from '../money/unit-prices'
+import type { Hold } from '../spend/enforcer'
 import type { DispatchPath } from './dispatch-routes'
 import type { WireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
@@ -45,9 +46,17 @@ export interface CallFacts {
   readonly mode: 'passthrough' | 'translated'
   readonly translationWarning?: string
   readonly price?: ModelPrice
+  /** Where the price came from (`builtin`, `override:<id>`): the record says which price it used. */
+  readonly priceSource?: string
   /** The price of a model billed by the character or the second, instead of by tokens. */
   readonly unitPrice?: UnitPrice
   readonly estimatedCostNano?: number
+  /** The most tokens the call can be billed for, for limits on tokens. */
+  readonly estimatedTokens?: number
+  /** The model the caller asked for, when a budget's downgrade served another. */
+  readonly downgradedFrom?: string
+  /** What the call holds against its budgets, settled with the call. */
+  readonly hold?: Hold
   /** Billed to the organisation's credits: the call runs on the operator's provider key. */
   readonly ptb: boolean
   /** True once the provider was called: a call refused before that has no cost to report. */

@@ -12,6 +12,8 @@ import { errorBody } from '../error-answers'
 import { callerFacing, internalError } from '../errors'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import type { PriceSource } from '../money/price-book'
+import type { BudgetEnforcer } from '../spend/enforcer'
 import { errorMessage } from '../store/faults'
 import type { Store } from '../store/store'
 import { type CallFacts, type GatewayCall, openCall } from './call'
@@ -27,9 +29,9 @@ import {
 import { PROVIDERS, resolveModel } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
-import { CreditBalances, checkLimits, estimateCost, rateLimited } from './steps/admission'
+import { CreditBalances, checkLimits, estimateCost, rateLimited, spendCall } from './steps/admission'
 import { chooseCredentials, ownCredentials, requireProviderApiScope } from './steps/credentials'
-import { readJsonCall, readMultipartCall } from './steps/read-call'
+import { type ReadCall, readJsonCall, readMultipartCall } from './steps/read-call'
 import { relayRaw, relayStream, type StreamOutcome } from './steps/relay'
 import { jsonAnswer, withGatewayHeaders } from './steps/respond'
 import { pointResultsAtGw } from './steps/results-url'
@@ -61,6 +63,8 @@ export interface GatewayDeps {
   config: GatewayConfig
   store: Store
   limiter: RateLimiter
+  budgets: BudgetEnforcer
+  prices: PriceSource
   orgKeys: OrgKeySource
   bodies: OrgCallSettings
   meta: MetaStore
@@ -80,6 +84,17 @@ export interface ProviderApiCall {
   body?: Uint8Array
   /** What the request log keeps of the body: a note of its type and size. */
   bodyText: string
+}
+
+/** A call made ready for its provider (see `Gateway.prepare`). */
+interface Prepared {
+  facts: CallFacts
+  provider: ProviderAdapter
+  translation: Translation | undefined
+  upstreamPath: string
+  outgoing: Awaited<ReturnType<typeof outgoingBody>>
+  credentials: Awaited<ReturnType<typeof chooseCredentials>>['credentials']
+  units: ReturnType<typeof unitMeasure>
 }
 
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
@@ -114,32 +129,26 @@ export class Gateway {
       // upstream timeout, not the idle one, bounds the wait.
       call.keepAlive()
 
-      // 2. The provider that serves the model, whether the caller's key may reach it, and whether the formats differ.
-      const { provider, model } = resolveModel(fields.model)
-      facts = { ...facts, provider: provider.name, model }
-      requireGatewayScope(facts.principal, { provider: provider.name, model })
-      const translation = translationBetween(facts.callerFormat, provider.format)
-      facts = { ...facts, mode: translation ? 'translated' : 'passthrough' }
-      const upstreamPath = upstreamPathFor(call.path, provider, translation)
-      const outgoing = await outgoingBody(read, provider, model, translation)
-      facts = { ...facts, translationWarning: outgoing.translationWarning }
+      // 2-3. The provider that serves the model, whose key, and what the call may cost at most.
+      let prepared = await this.prepare(call, read, facts, fields.model)
+      facts = prepared.facts
 
-      // 3. Whose key, what it may cost, and whether the limits and the credits let it through.
-      const { credentials, ptb } = await chooseCredentials(
-        { operator: config.providers, orgKeys: this.deps.orgKeys },
-        facts.principal,
-        provider,
-        model,
-      )
-      facts = { ...facts, ptb, ...estimateCost(provider.name, model, outgoing, route.priced) }
-      const units = unitMeasure('measure' in route ? route.measure : undefined, provider.name, model, read.body)
-      if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units) }
+      // 4. Whether the rate limits, the budgets and the credits let it through. A budget may have the
+      // call served by a cheaper model instead; the caller's key must reach that one too.
       const limit = await checkLimits(this.deps.limiter, facts)
       facts = { ...facts, limit }
       if (!limit.allowed) throw rateLimited(limit)
-      if (ptb) await this.credits.require(facts.principal.orgId)
+      let spend = await this.deps.budgets.reserve(spendCall(facts, route.priced), { mayDowngrade: true })
+      if (spend.kind === 'downgrade') {
+        prepared = await this.prepare(call, read, { ...facts, downgradedFrom: facts.model }, spend.toModel)
+        facts = prepared.facts
+        spend = await this.deps.budgets.reserve(spendCall(facts, route.priced), { mayDowngrade: false })
+      }
+      if (spend.kind === 'held' && spend.hold) facts = { ...facts, hold: spend.hold }
+      const { provider, translation, upstreamPath, outgoing, credentials, units } = prepared
+      if (facts.ptb) await this.credits.require(facts.principal.orgId)
 
-      // 4. The provider.
+      // 5. The provider.
       const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
       if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
       facts = { ...facts, dispatched: true }
@@ -152,7 +161,7 @@ export class Gateway {
         timeoutMs: config.upstreamTimeoutMs,
       })
 
-      // 5. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
+      // 6. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
       if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
       if (route.answer === 'raw') return this.answerRaw(facts, response, call.request.signal, settleOnce, units?.unitsOf)
       if (fields.stream) {
@@ -178,6 +187,41 @@ export class Gateway {
       // A caller that left is the reason whatever broke next (the provider's read, the body's), and is recorded so.
       return this.answerFailure(facts, call.request.signal.aborted ? clientClosed() : error, settleOnce)
     }
+  }
+
+  /**
+   * What serving a call with a model takes: the provider that serves it, whether the caller's key may
+   * reach it, whether the formats differ, whose provider key, and the most the call can cost.
+   */
+  private async prepare(call: GatewayCall, read: ReadCall, known: CallFacts, requested: string): Promise<Prepared> {
+    const route = DISPATCH_ROUTES[call.path]
+    const { provider, model } = resolveModel(requested)
+    let facts: CallFacts = { ...known, provider: provider.name, model }
+    requireGatewayScope(facts.principal, { provider: provider.name, model })
+    const translation = translationBetween(facts.callerFormat, provider.format)
+    facts = { ...facts, mode: translation ? 'translated' : 'passthrough' }
+    const upstreamPath = upstreamPathFor(call.path, provider, translation)
+    const outgoing = await outgoingBody(read, provider, model, translation)
+    facts = { ...facts, translationWarning: outgoing.translationWarning }
+    const { credentials, ptb } = await chooseCredentials(
+      { operator: this.deps.config.providers, orgKeys: this.deps.orgKeys },
+      facts.principal,
+      provider,
+      model,
+    )
+    const priced = await this.deps.prices.priceOf(facts.principal.orgId, provider.name, model)
+    // A downgraded call is prepared again: nothing of the first model's price may carry over.
+    const unknownCost = {
+      price: undefined,
+      priceSource: undefined,
+      unitPrice: undefined,
+      estimatedCostNano: undefined,
+      estimatedTokens: undefined,
+    }
+    facts = { ...facts, ptb, ...unknownCost, ...estimateCost(priced, outgoing, route.priced) }
+    const units = unitMeasure('measure' in route ? route.measure : undefined, provider.name, model, read.body)
+    if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units), estimatedTokens: 0 }
+    return { facts, provider, translation, upstreamPath, outgoing, credentials, units }
   }
 
   /**

@@ -25,6 +25,9 @@ const INDEX: Readonly<Record<Provider, ReadonlyMap<string, ModelPrice>>> = (() =
  */
 const SNAPSHOT_SUFFIX = /-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/
 
+/** The family a dated snapshot belongs to (`gpt-4o-2024-08-06` -> `gpt-4o`); any other id is its own family. */
+export const modelFamily = (model: string): string => model.replace(SNAPSHOT_SUFFIX, '')
+
 /**
  * The price row for a model id: the id itself (or an alias), else the family a dated snapshot belongs
  * to. Stripping the one snapshot suffix leaves exactly the longest family prefix, so
@@ -34,7 +37,7 @@ export function priceFor(provider: Provider, model: string): ModelPrice | undefi
   const rows = INDEX[provider]
   const exact = rows.get(model)
   if (exact) return exact
-  const family = model.replace(SNAPSHOT_SUFFIX, '')
+  const family = modelFamily(model)
   return family === model ? undefined : rows.get(family)
 }
 
@@ -45,23 +48,25 @@ function ratesFor(price: ModelPrice, promptTokens: number): TokenRates {
 }
 
 /**
- * What the provider charges for this usage, in nano-USD. Every rate is a whole number of nano-USD per
- * token, so the result is exact and needs no rounding.
+ * What the provider charges for this usage, in nano-USD. Every rate of the built-in table is a whole
+ * number of nano-USD per token, so its costs are exact; an organisation's override may price a token
+ * at a fraction of a nano-USD, and the total is rounded to the nearest one.
  */
 export function costNano(price: ModelPrice, usage: Usage): number {
   const rates = ratesFor(price, usage.promptTokens)
   // An adapter that reports more cached tokens than prompt tokens is wrong, but must not refund input.
   const uncached = Math.max(0, usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens)
-  return (
+  return Math.round(
     uncached * rates.inputNanoPerToken +
-    usage.cacheReadTokens * (rates.cacheReadNanoPerToken ?? rates.inputNanoPerToken) +
-    usage.cacheWriteTokens * (rates.cacheWriteNanoPerToken ?? rates.inputNanoPerToken) +
-    usage.completionTokens * rates.outputNanoPerToken
+      usage.cacheReadTokens * (rates.cacheReadNanoPerToken ?? rates.inputNanoPerToken) +
+      usage.cacheWriteTokens * (rates.cacheWriteNanoPerToken ?? rates.inputNanoPerToken) +
+      usage.completionTokens * rates.outputNanoPerToken +
+      (price.perRequestNano ?? 0),
   )
 }
 
 /** The most output a request can be billed for: what it asks, never above what the model can write. */
-function outputTokensBound(price: ModelPrice, requested: number | undefined): number {
+function outputTokensBound(price: Pick<ModelPrice, 'maxOutputTokens'>, requested: number | undefined): number {
   if (requested === undefined || !Number.isFinite(requested)) return price.maxOutputTokens
   return Math.min(Math.max(0, Math.ceil(requested)), price.maxOutputTokens)
 }
@@ -86,8 +91,18 @@ export function estimateNano(price: ModelPrice, request: { bodyBytes: number; ma
   const promptTokens = Math.max(0, Math.ceil(request.bodyBytes))
   const rates = ratesFor(price, promptTokens)
   const inputRate = Math.max(rates.inputNanoPerToken, rates.cacheWriteNanoPerToken ?? 0, rates.cacheReadNanoPerToken ?? 0)
-  return promptTokens * inputRate + outputTokensBound(price, request.maxOutputTokens) * rates.outputNanoPerToken
+  return Math.ceil(
+    promptTokens * inputRate +
+      outputTokensBound(price, request.maxOutputTokens) * rates.outputNanoPerToken +
+      (price.perRequestNano ?? 0),
+  )
 }
+
+/** The most tokens (prompt and output) a request can be billed for, by the same reasoning as `estimateNano`. */
+export const estimateTokens = (
+  price: Pick<ModelPrice, 'maxOutputTokens'>,
+  request: { bodyBytes: number; maxOutputTokens?: number },
+) => Math.max(0, Math.ceil(request.bodyBytes)) + outputTokensBound(price, request.maxOutputTokens)
 
 const NANO_PER_USD = 1_000_000_000
 

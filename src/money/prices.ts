@@ -28,8 +28,11 @@ export interface LongContextRates extends TokenRates {
   aboveInputTokens: number
 }
 
+/** The providers gw prices calls of: every provider family it dispatches to. */
+export const PRICED_PROVIDERS = ['openai', 'anthropic'] as const
+
 export interface ModelPrice extends TokenRates {
-  provider: 'openai' | 'anthropic'
+  provider: (typeof PRICED_PROVIDERS)[number]
   /** The family id; dated snapshots of it (`-20250929`, `-2024-08-06`, `-latest`) resolve to this row. */
   model: string
   /** Undated ids the provider also serves this model under, which snapshot resolution cannot derive. */
@@ -37,6 +40,8 @@ export interface ModelPrice extends TokenRates {
   longContext?: LongContextRates
   /** The most the model can write in one response; 0 for models that write no tokens (embeddings). */
   maxOutputTokens: number
+  /** A fee per call on top of the tokens (some self-hosted or resold models bill so); organisation overrides set it. */
+  perRequestNano?: number
   source: string
   /** YYYY-MM-DD */
   asOf: string

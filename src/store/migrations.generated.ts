@@ -17,6 +17,7 @@ import pg13 from '../../drizzle/pg/0013_security_flags_and_activity.sql' with { 
 import pg14 from '../../drizzle/pg/0014_request_log_rejects.sql' with { type: 'text' }
 import pg15 from '../../drizzle/pg/0015_complete_invisible_woman.sql' with { type: 'text' }
 import pg16 from '../../drizzle/pg/0016_webhooks_integrations.sql' with { type: 'text' }
+import pg17 from '../../drizzle/pg/0017_spend_controls.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -34,6 +35,7 @@ import sqlite13 from '../../drizzle/sqlite/0013_security_flags_and_activity.sql'
 import sqlite14 from '../../drizzle/sqlite/0014_request_log_rejects.sql' with { type: 'text' }
 import sqlite15 from '../../drizzle/sqlite/0015_nice_white_queen.sql' with { type: 'text' }
 import sqlite16 from '../../drizzle/sqlite/0016_webhooks_integrations.sql' with { type: 'text' }
+import sqlite17 from '../../drizzle/sqlite/0017_spend_controls.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -54,6 +56,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0014_request_log_rejects', sql: sqlite14 },
   { tag: '0015_nice_white_queen', sql: sqlite15 },
   { tag: '0016_webhooks_integrations', sql: sqlite16 },
+  { tag: '0017_spend_controls', sql: sqlite17 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -74,4 +77,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0014_request_log_rejects', sql: pg14 },
   { tag: '0015_complete_invisible_woman', sql: pg15 },
   { tag: '0016_webhooks_integrations', sql: pg16 },
+  { tag: '0017_spend_controls', sql: pg17 },
 ]

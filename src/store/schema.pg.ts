@@ -185,6 +185,8 @@ export const requests = pgTable(
     customerId: text('customer_id'),
     /** The Stripe customer a call's usage is metered to (`Gw-Stripe-Customer-Id`). */
     stripeCustomerId: text('stripe_customer_id'),
+    /** The member the call is attributed to: the key's creator, or the person whose session made it. */
+    memberId: text('member_id'),
     properties: jsonb('properties').$type<Record<string, string>>(),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
@@ -203,6 +205,8 @@ export const requests = pgTable(
     costNano: bigint('cost_nano', { mode: 'number' }),
     /** Why `cost_nano` is empty when it is: no price known, no usage reported, not dispatched. */
     costNote: text('cost_note'),
+    /** Which price the cost was computed with: `builtin` or `override:<id>`. */
+    priceSource: text('price_source'),
     estimatedCostNano: bigint('estimated_cost_nano', { mode: 'number' }),
     ptb: boolean('ptb').notNull().default(false),
     error: text('error'),
@@ -348,6 +352,16 @@ export const organizationSettings = pgTable('organization_settings', {
   piiRedaction: boolean('pii_redaction').notNull().default(false),
   /** Streams end with the `gw` metadata frame for every call of the organisation, asked for or not. */
   streamMetaFrame: boolean('stream_meta_frame').notNull().default(false),
+  /** The IANA time zone calendar budget windows (day, week, month) follow. */
+  budgetTimezone: text('budget_timezone').notNull().default('UTC'),
+  /** The first day of a budget week, ISO numbered: 1 is Monday, 7 is Sunday. */
+  budgetWeekStart: integer('budget_week_start').notNull().default(1),
+  /** The day of the month (1 to 28) a budget month starts on. */
+  budgetMonthStartDay: integer('budget_month_start_day').notNull().default(1),
+  /** Percentages of a limit at which alerts go out; null: no alerts. */
+  alertThresholds: jsonb('alert_thresholds').$type<number[]>(),
+  /** Where alerts go: `webhook` (the budget events), `slack` (the Slack integration). */
+  alertChannels: jsonb('alert_channels').$type<string[]>(),
   updatedAt: timestamp('updated_at').notNull(),
 })
 
@@ -595,4 +609,107 @@ export const integrations = pgTable(
     updatedAt: timestamp('updated_at').notNull(),
   },
   (t) => [uniqueIndex('integrations_org_type_idx').on(t.orgId, t.type)],
+)
+
+/**
+ * A spend limit: over a calendar or fixed window (`window`), or over a sliding window of seconds
+ * (`velocity`), on one scope of a call. `scope_id` is '' for the organisation itself.
+ */
+export const budgetLimits = pgTable(
+  'budget_limits',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['window', 'velocity'] }).notNull(),
+    scopeKind: text('scope_kind', { enum: ['org', 'team', 'member', 'key', 'customer', 'model', 'provider'] }).notNull(),
+    scopeId: text('scope_id').notNull(),
+    metric: text('metric', { enum: ['usd', 'tokens', 'requests'] }).notNull(),
+    /** In the metric's unit: nano-USD, tokens or requests. */
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    period: text('period', { enum: ['day', 'week', 'month', 'seconds'] }).notNull(),
+    /** The window's length for `seconds`; 0 for calendar windows. */
+    periodSeconds: integer('period_seconds').notNull(),
+    action: text('action', { enum: ['block', 'downgrade', 'alert'] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('budget_limits_identity_idx').on(t.orgId, t.kind, t.scopeKind, t.scopeId, t.metric, t.period, t.periodSeconds),
+  ],
+)
+
+/** A model served instead of another when a downgrade limit is reached. */
+export const downgradeMappings = pgTable(
+  'downgrade_mappings',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** A glob: `*` stands for any run of characters. */
+    fromModel: text('from_model').notNull(),
+    toModel: text('to_model').notNull(),
+    /** The limit's percentage at which calls are downgraded; null: only when the call would be refused. */
+    atPercent: integer('at_percent'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('downgrade_mappings_org_from_idx').on(t.orgId, t.fromModel)],
+)
+
+/**
+ * Alerts sent and breaches: one automatic row per limit, window and threshold (the unique index is
+ * what makes an alert go out once across instances), and the rows people add by hand.
+ */
+export const budgetNotices = pgTable(
+  'budget_notices',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['threshold', 'breach', 'manual', 'notify'] }).notNull(),
+    limitId: text('limit_id'),
+    scopeKind: text('scope_kind'),
+    scopeId: text('scope_id'),
+    metric: text('metric'),
+    windowStart: timestamp('window_start'),
+    threshold: integer('threshold'),
+    spent: bigint('spent', { mode: 'number' }),
+    amount: bigint('amount', { mode: 'number' }),
+    message: text('message'),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('budget_notices_once_idx').on(t.limitId, t.scopeId, t.windowStart, t.threshold),
+    index('budget_notices_org_time_idx').on(t.orgId, t.createdAt),
+  ],
+)
+
+/**
+ * An organisation's price for a model, over the built-in table, from a time on. Rates are nano-USD
+ * per million tokens, so any price to a billionth of a dollar per million is held exactly.
+ */
+export const modelPrices = pgTable(
+  'model_prices',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    inputNanoPerMtok: bigint('input_nano_per_mtok', { mode: 'number' }).notNull(),
+    outputNanoPerMtok: bigint('output_nano_per_mtok', { mode: 'number' }).notNull(),
+    cacheReadNanoPerMtok: bigint('cache_read_nano_per_mtok', { mode: 'number' }),
+    cacheWriteNanoPerMtok: bigint('cache_write_nano_per_mtok', { mode: 'number' }),
+    /** The most the model writes in one answer: what bounds a call's cost before it is made. */
+    maxOutputTokens: integer('max_output_tokens'),
+    perRequestNano: bigint('per_request_nano', { mode: 'number' }),
+    effectiveFrom: timestamp('effective_from').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('model_prices_identity_idx').on(t.orgId, t.provider, t.model, t.effectiveFrom)],
 )

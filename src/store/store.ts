@@ -2,6 +2,7 @@ import type { Database } from './database'
 import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
 import { budgetActionsRepository } from './repositories/budget-actions'
+import { budgetLimitsRepository, budgetNoticesRepository, downgradeMappingsRepository } from './repositories/budgets'
 import { a2aCallsRepository, mcpToolCallsRepository } from './repositories/calls'
 import { apiKeysRepository, credentialsRepository, sessionsRepository } from './repositories/credentials'
 import { feedbackRepository } from './repositories/feedback'
@@ -9,6 +10,7 @@ import { integrationSealsRepository, integrationsRepository } from './repositori
 import { invitesRepository, inviteTokensRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { membershipsRepository, userMembershipsRepository } from './repositories/memberships'
+import { modelPricesRepository } from './repositories/model-prices'
 import { allSettingsRepository, organizationSettingsRepository } from './repositories/organization-settings'
 import { organizationsRepository } from './repositories/organizations'
 import { providerKeySealsRepository, providerKeysRepository } from './repositories/provider-keys'
@@ -37,6 +39,7 @@ const ORG_REPOSITORIES = {
   roles: rolesRepository,
   savedViews: savedViewsRepository,
   rateLimitRules: rateLimitRulesRepository,
+  modelPrices: modelPricesRepository,
   providerKeys: providerKeysRepository,
   apiKeys: apiKeysRepository,
   sessions: sessionsRepository,
@@ -49,6 +52,9 @@ const ORG_REPOSITORIES = {
   audit: auditRepository,
   webhooks: webhooksRepository,
   integrations: integrationsRepository,
+  budgetLimits: budgetLimitsRepository,
+  downgradeMappings: downgradeMappingsRepository,
+  budgetNotices: budgetNoticesRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }

@@ -8,19 +8,27 @@ export const STRIPE_KEY = 'sk_test_51AbCdEfGhIjKlMnOpQrStUv'
 export interface FakeServices {
   urls: { slackApiUrl: string; stripeApiUrl: string }
   meterEvents: Array<Record<string, string>>
+  /** What was posted with chat.postMessage: its channel and text. */
+  slackMessages: Array<{ channel: string; text: string }>
   stop(): void
 }
 
 export function startFakeServices(): FakeServices {
   const meterEvents: Array<Record<string, string>> = []
+  const slackMessages: Array<{ channel: string; text: string }> = []
   const slack = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch(request) {
+    async fetch(request) {
       const url = new URL(request.url)
-      if (url.pathname !== '/api/conversations.list') return Response.json({ ok: false, error: 'unknown_method' })
       if (request.headers.get('authorization') !== `Bearer ${BOT_TOKEN}`)
         return Response.json({ ok: false, error: 'invalid_auth' })
+      if (url.pathname === '/api/chat.postMessage') {
+        const message = (await request.json()) as { channel: string; text: string }
+        slackMessages.push({ channel: message.channel, text: message.text })
+        return Response.json({ ok: true, channel: message.channel, ts: '1700000000.000100' })
+      }
+      if (url.pathname !== '/api/conversations.list') return Response.json({ ok: false, error: 'unknown_method' })
       return Response.json({
         ok: true,
         channels: [
@@ -57,6 +65,7 @@ export function startFakeServices(): FakeServices {
   return {
     urls: { slackApiUrl: `http://127.0.0.1:${slack.port}/api`, stripeApiUrl: `http://127.0.0.1:${stripe.port}` },
     meterEvents,
+    slackMessages,
     stop() {
       slack.stop(true)
       stripe.stop(true)

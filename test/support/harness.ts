@@ -13,6 +13,7 @@ import { writeEntries } from '../../src/gateway/request-log/writer'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
 import { type Logger, silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
+import type { SpendStore } from '../../src/spend/counters'
 import { type Database, openDatabase } from '../../src/store/database'
 import { migrate } from '../../src/store/migrate'
 import { createStore, type Store } from '../../src/store/store'
@@ -96,6 +97,8 @@ export interface HarnessOptions {
   /** GW_COUNTRY_HEADER: the header that carries the caller's country. */
   countryHeader?: string
   limiterStore?: LimiterStore
+  /** Where budgets count: in process when absent; Redis to share them between harnesses. */
+  spendStore?: SpendStore
   invalidations?: InvalidationBus
   txtResolver?: (name: string) => Promise<string[][]>
   usersFeature?: boolean
@@ -133,6 +136,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     meta,
     requestLog,
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
+    spendStore: options.spendStore,
     invalidations: options.invalidations ?? new LocalInvalidationBus(),
     txtResolver: options.txtResolver,
     usersFeature: options.usersFeature,

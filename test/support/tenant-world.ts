@@ -20,6 +20,9 @@ export type Kind =
   | 'a2aAgent'
   | 'webhook'
   | 'integration'
+  | 'windowLimit'
+  | 'velocityLimit'
+  | 'downgradeMapping'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -94,6 +97,21 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     destination: `https://hooks-of-${tag}.example.test/events`,
     events: ['request.completed'],
   })
+  const windowLimit = await as('PUT', '/v1/budget/window-limit', {
+    scope: { kind: 'customer', id: `customer-of-${tag}` },
+    metric: 'usd',
+    limit: 1000,
+    window: 'month',
+  })
+  const velocityLimit = await as('PUT', '/v1/budget/velocity-limit', { scope: { kind: 'org' }, maxUsd: 1000, windowSeconds: 60 })
+  const mapping = await as('POST', '/v1/budget/downgrade-mappings', { fromModel: `model-of-${tag}`, toModel: 'gpt-4o-mini' })
+  await as('PUT', '/v1/model-prices', {
+    provider: 'openai',
+    model: `model-of-${tag}`,
+    inputPerMillion: 1,
+    outputPerMillion: 2,
+    maxOutputTokens: 1_000,
+  })
   await as('POST', '/v1/property/hide', { key: `hidden-of-${tag}` })
   await as('PUT', `${orgPath}/sso`, {
     issuer: 'https://idp.example.test',
@@ -127,6 +145,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
   await as('PUT', `/v1/request/${firstRequest}/property`, { key: `annotated-of-${tag}`, value: `value-of-${tag}` })
   await as('POST', `/v1/session/${session}/feedback`, { rating: -1 })
   await as('POST', `/v1/session/${session}/tag`, { tag: `tag-of-${tag}` })
+  await as('POST', '/v1/budget/breach', { message: `breach-of-${tag}`, limitId: str(windowLimit, 'id') })
 
   const raw = await seedRelayedLogs(h, org.orgId, tag, firstRequest as string)
 
@@ -142,6 +161,9 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     filter: [str(filter, 'id')],
     webhook: [str(webhook, 'id')],
     integration: [str(integration, 'id')],
+    windowLimit: [str(windowLimit, 'id')],
+    velocityLimit: [str(velocityLimit, 'id')],
+    downgradeMapping: [str(mapping, 'id')],
     request: requests,
     session: [session],
     property: [property],

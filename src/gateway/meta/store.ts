@@ -12,6 +12,8 @@ export interface GatewayMeta {
   creditsRemaining?: number
   gatewayMode?: 'passthrough' | 'translated'
   translationWarning?: string
+  /** The model the caller asked for, when a budget's downgrade served another (`model`). */
+  downgradedFrom?: string
 }
 
 /** The record and its owner in one entry: its presence is the global marker of spec 4.2. */

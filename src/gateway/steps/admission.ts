@@ -1,34 +1,51 @@
 import { ApiError } from '../../errors'
 import type { LimitVerdict, RateLimiter } from '../../limits/limiter'
-import { estimateNano, priceFor } from '../../money/cost'
+import { estimateNano, estimateTokens } from '../../money/cost'
+import type { PricedModel } from '../../money/price-book'
 import type { ModelPrice } from '../../money/prices'
+import type { SpendCall } from '../../spend/enforcer'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
 import type { CallFacts } from '../call'
-import type { ProviderName } from '../providers/provider'
 import type { RequestLog } from '../request-log/request-log'
 
 /**
- * The model's price, and the most the call can cost, known before it is sent (see `estimateNano`);
- * a call its provider does not charge for (counting tokens) has no estimate to hold against limits.
+ * The model's price, and the most the call can cost and be billed tokens for, known before it is sent
+ * (see `estimateNano`); a call its provider does not charge for (counting tokens) costs nothing.
  */
 export function estimateCost(
-  provider: ProviderName,
-  model: string,
+  priced: PricedModel | undefined,
   outgoing: { payload: string | Uint8Array; maxOutputTokens?: number },
-  priced: boolean,
-): { price?: ModelPrice; estimatedCostNano?: number } {
-  const price = priceFor(provider, model)
-  if (!price) return {}
-  if (!priced) return { price }
+  charged: boolean,
+): { price?: ModelPrice; priceSource?: string; estimatedCostNano?: number; estimatedTokens?: number } {
+  if (!charged) return priced ? { price: priced.price, priceSource: priced.source, estimatedTokens: 0 } : { estimatedTokens: 0 }
+  const request = {
+    bodyBytes: typeof outgoing.payload === 'string' ? Buffer.byteLength(outgoing.payload) : outgoing.payload.byteLength,
+    maxOutputTokens: outgoing.maxOutputTokens,
+  }
+  if (!priced)
+    return request.maxOutputTokens === undefined
+      ? {}
+      : { estimatedTokens: request.bodyBytes + Math.max(0, request.maxOutputTokens) }
   return {
-    price,
-    estimatedCostNano: estimateNano(price, {
-      bodyBytes: typeof outgoing.payload === 'string' ? Buffer.byteLength(outgoing.payload) : outgoing.payload.byteLength,
-      maxOutputTokens: outgoing.maxOutputTokens,
-    }),
+    price: priced.price,
+    priceSource: priced.source,
+    estimatedCostNano: estimateNano(priced.price, request),
+    estimatedTokens: estimateTokens(priced.price, request),
   }
 }
+
+/** What the spend controls are told of a call before it is sent: whose it is, and its worst case. */
+export const spendCall = (facts: CallFacts, charged: boolean): SpendCall => ({
+  requestId: facts.requestId,
+  orgId: facts.principal.orgId,
+  apiKeyId: facts.principal.apiKeyId,
+  memberId: facts.principal.memberId,
+  customerId: facts.caller.customerId ?? undefined,
+  model: facts.model,
+  provider: facts.provider,
+  worst: charged ? { usd: facts.estimatedCostNano, tokens: facts.estimatedTokens } : { usd: 0, tokens: 0 },
+})
 
 /** Both rate-limit layers (spec 8), asked before any provider call; the verdict goes into the Gw-RateLimit-* headers. */
 export function checkLimits(limiter: RateLimiter, facts: CallFacts): Promise<LimitVerdict> {

@@ -14,6 +14,7 @@ export function withGatewayHeaders(facts: CallFacts, status: 'success' | 'error'
   headers.set('Gw-Status', status)
   headers.set('Gw-Gateway-Mode', facts.mode)
   if (facts.translationWarning) headers.set('Gw-Translation-Warning', headerValue(facts.translationWarning))
+  if (facts.downgradedFrom) headers.set('Gw-Downgraded-From', headerValue(facts.downgradedFrom))
   const { limit } = facts
   if (limit) {
     headers.set('Gw-RateLimit-Limit', String(limit.limit))

@@ -3,6 +3,7 @@ import type { Logger } from '../../log'
 import { costNano, nanoToUsd } from '../../money/cost'
 import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
+import type { BudgetEnforcer, Used } from '../../spend/enforcer'
 import type { RequestRecord } from '../../store/repositories/requests'
 import type { CallFacts } from '../call'
 import type { GatewayMeta, MetaStore } from '../meta/store'
@@ -14,6 +15,7 @@ import type { StreamOutcome } from './relay'
 
 export interface SettlementDeps {
   limiter: RateLimiter
+  budgets: BudgetEnforcer
   bodies: BodyPolicySource
   requestLog: RequestLog
   meta: MetaStore
@@ -34,6 +36,22 @@ function costNote(facts: CallFacts, usage: Usage | undefined): string | null {
   return null
 }
 
+/**
+ * What a call used, for its budgets. What the provider charged, when known; a call refused before it was
+ * sent, or that the provider failed, used nothing; a call that went out and whose use is not known (a
+ * client that left mid-stream before any usage was reported) is counted at its worst case, since the
+ * provider may well have charged that much.
+ */
+function usedBy(facts: CallFacts, outcome: StreamOutcome, cost: number | undefined): Used {
+  const answered = facts.dispatched && (outcome.status === 'success' || outcome.httpStatus === 499)
+  const worst = (known: number | undefined, estimate: number | undefined) => known ?? (answered ? (estimate ?? 0) : 0)
+  return {
+    usd: worst(cost, facts.estimatedCostNano),
+    tokens: worst(outcome.usage ? totalTokens(outcome.usage) : undefined, facts.estimatedTokens),
+    requests: facts.dispatched && outcome.status === 'success' ? 1 : 0,
+  }
+}
+
 /** The request log's record of a finished call. */
 function callRecord(
   facts: CallFacts,
@@ -52,6 +70,7 @@ function callRecord(
     sessionId: caller.sessionId,
     customerId: caller.customerId,
     stripeCustomerId: caller.stripeCustomerId,
+    memberId: principal.memberId ?? null,
     properties: Object.keys(caller.properties).length > 0 ? caller.properties : null,
     provider: facts.provider,
     model,
@@ -69,6 +88,7 @@ function callRecord(
     totalTokens: usage ? totalTokens(usage) : null,
     costNano: cost ?? null,
     costNote: cost !== undefined ? null : costNote(facts, usage),
+    priceSource: cost !== undefined && !facts.unitPrice ? (facts.priceSource ?? null) : null,
     estimatedCostNano: facts.estimatedCostNano ?? null,
     ptb: facts.ptb,
     error: outcome.error ?? null,
@@ -101,6 +121,11 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
       .charge(facts.limit, cost)
       .catch((error: unknown) => deps.log.error('rate-limit charge failed', { requestId: facts.requestId, error: String(error) }))
   }
+  if (facts.hold) {
+    await deps.budgets
+      .settle(facts.hold, usedBy(facts, outcome, cost))
+      .catch((error: unknown) => deps.log.error('budget settlement failed', { requestId: facts.requestId, error: String(error) }))
+  }
   const model = outcome.servedModel ?? facts.model
   // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
   const policy = await deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
@@ -121,6 +146,7 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     ...(creditsRemaining !== undefined ? { creditsRemaining } : {}),
     gatewayMode: facts.mode,
     ...(facts.translationWarning ? { translationWarning: facts.translationWarning } : {}),
+    ...(facts.downgradedFrom ? { downgradedFrom: facts.downgradedFrom } : {}),
   }
   await deps.meta
     .put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)

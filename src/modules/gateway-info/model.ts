@@ -32,6 +32,9 @@ export const GatewayMeta = t.Object({
   creditsRemaining: t.Optional(t.Number({ description: 'USD, for calls billed to the credits' })),
   gatewayMode: t.Optional(t.Union([t.Literal('passthrough'), t.Literal('translated')])),
   translationWarning: t.Optional(t.String()),
+  downgradedFrom: t.Optional(
+    t.String({ description: "The model the caller asked for, when a budget's downgrade served another" }),
+  ),
 })
 
 export const Pending = t.Object({ status: t.Literal('pending') })

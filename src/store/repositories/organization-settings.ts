@@ -12,6 +12,11 @@ export interface OrganizationSettings {
   bodyRetentionDays: number | null
   piiRedaction: boolean
   streamMetaFrame: boolean
+  budgetTimezone: string
+  budgetWeekStart: number
+  budgetMonthStartDay: number
+  alertThresholds: number[] | null
+  alertChannels: string[] | null
   updatedAt: Date
 }
 
@@ -26,6 +31,11 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
   bodyRetentionDays: DEFAULT_BODY_RETENTION_DAYS,
   piiRedaction: false,
   streamMetaFrame: false,
+  budgetTimezone: 'UTC',
+  budgetWeekStart: 1,
+  budgetMonthStartDay: 1,
+  alertThresholds: null,
+  alertChannels: null,
   updatedAt: new Date(0),
 })
 

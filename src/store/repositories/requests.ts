@@ -27,6 +27,8 @@ export interface RequestRecord {
   customerId: string | null
   /** The Stripe customer the call's usage is metered to (`Gw-Stripe-Customer-Id`). */
   stripeCustomerId: string | null
+  /** The member the call is attributed to: the key's creator, or the person whose session made it. */
+  memberId: string | null
   properties: Record<string, string> | null
   provider: string
   model: string
@@ -44,11 +46,23 @@ export interface RequestRecord {
   totalTokens: number | null
   costNano: number | null
   costNote: string | null
+  /** Which price the cost was computed with: `builtin` or `override:<id>`. */
+  priceSource: string | null
   estimatedCostNano: number | null
   ptb: boolean
   error: string | null
   country: string | null
   createdAt: Date
+}
+
+/** A scope of the spend controls, as the log's columns hold it. */
+export interface SpendScope {
+  orgId: string
+  start: Date
+  end: Date
+  match: Partial<Record<'apiKeyId' | 'memberId' | 'customerId' | 'model' | 'provider', string>>
+  /** A team's members. */
+  memberIds?: readonly string[]
 }
 
 export const SORT_COLUMNS = {
@@ -63,7 +77,7 @@ export interface RequestSort {
   direction: 'asc' | 'desc'
 }
 
-/** Rows per INSERT on Postgres: 27 columns x 400 rows stays under its bound-parameter limit. */
+/** Rows per INSERT on Postgres: 30 columns x 400 rows stays under its bound-parameter limit. */
 const BATCH_ROWS = 400
 
 export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: Database) => {
@@ -97,6 +111,28 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
     return (keys.length > 0 ? query.groupBy(...keys.map(([, g]) => g.groupBy)) : query) as Promise<Array<Record<string, unknown>>>
   }
   return {
+    /**
+     * What a scope spent in a window, by the log: nano-USD, tokens, or answered calls. The spend
+     * controls count a counter in from here when it is new (a restart, a new window, Redis lost).
+     */
+    async spendOf(scope: SpendScope, metric: 'usd' | 'tokens' | 'requests'): Promise<number> {
+      const conditions: Array<SQL | undefined> = [
+        eq(requests.orgId, scope.orgId),
+        gte(requests.createdAt, scope.start),
+        lt(requests.createdAt, scope.end),
+      ]
+      for (const [field, value] of Object.entries(scope.match) as Array<[keyof SpendScope['match'], string | undefined]>)
+        if (value !== undefined) conditions.push(eq(requests[field], value))
+      if (scope.memberIds) conditions.push(scope.memberIds.length > 0 ? inArray(requests.memberId, scope.memberIds) : sql`false`)
+      const where = and(...conditions) as SQL
+      if (metric === 'requests') return countWhere(and(where, eq(requests.status, 'success')) as SQL)
+      const column = metric === 'usd' ? requests.costNano : requests.totalTokens
+      const [row] = await orm
+        .select({ total: sql<number>`coalesce(sum(${column}), 0)` })
+        .from(requests)
+        .where(where)
+      return Number(row?.total ?? 0)
+    },
     /**
      * Writes the records whose ids are not in the log yet and answers those ids: a record is in the log
      * once, however often its batch is tried (a retry after a commit whose answer was lost finds it

@@ -1,0 +1,161 @@
+import type { ModelPriceRow } from '../store/repositories/model-prices'
+import type { Clock, Store } from '../store/store'
+import { TtlCache } from '../util/ttl-cache'
+import { modelFamily, priceFor } from './cost'
+import { type ModelPrice, PRICED_PROVIDERS } from './prices'
+
+/** A model's price for one organisation, and where it came from: what a request record says it used. */
+export interface PricedModel {
+  price: ModelPrice
+  /** `builtin` (the table in prices.ts) or `override:<id>` (the organisation's own price). */
+  source: string
+}
+
+/** Where the gateway reads a model's price for a call: the organisation's override, else the built-in table. */
+export interface PriceSource {
+  priceOf(orgId: string, provider: ModelPrice['provider'], model: string): Promise<PricedModel | undefined>
+}
+
+/** The built-in table only: what an organisation without overrides pays. */
+export const builtinPrice = (provider: ModelPrice['provider'], model: string): PricedModel | undefined => {
+  const price = priceFor(provider, model)
+  return price && { price, source: 'builtin' }
+}
+
+export const BUILTIN_PRICES: PriceSource = {
+  priceOf: async (_orgId, provider, model) => builtinPrice(provider, model),
+}
+
+type Provider = ModelPrice['provider']
+
+/**
+ * Overrides are read this fresh: a change is in force on every instance within a second (at once on the
+ * instance that made it), with no database read per call in between.
+ */
+const OVERRIDE_CACHE_MS = 1_000
+
+/** Stored rates are per million tokens; `ModelPrice` rates are per token, and may be fractional. */
+const TOKENS_PER_MTOK = 1_000_000
+
+interface Override {
+  priced: PricedModel
+  effectiveFrom: number
+  /** The row set no maximum output of its own, so it takes the built-in row's. */
+  inheritsMaxOutput: boolean
+}
+
+/** One organisation's overrides: per provider, per model id, newest first. */
+type OverrideIndex = Readonly<Record<Provider, ReadonlyMap<string, readonly Override[]>>>
+
+const PROVIDERS: ReadonlySet<string> = new Set<Provider>(PRICED_PROVIDERS)
+const isProvider = (provider: string): provider is Provider => PROVIDERS.has(provider)
+
+const perToken = (nanoPerMtok: number | null) => (nanoPerMtok === null ? undefined : nanoPerMtok / TOKENS_PER_MTOK)
+
+/** An override as the price of a call. Absent cache rates bill as input, as they do in the built-in table. */
+export function overridePrice(row: ModelPriceRow & { provider: Provider }): ModelPrice {
+  const cacheRead = perToken(row.cacheReadNanoPerMtok)
+  const cacheWrite = perToken(row.cacheWriteNanoPerMtok)
+  return {
+    provider: row.provider,
+    model: row.model,
+    inputNanoPerToken: row.inputNanoPerMtok / TOKENS_PER_MTOK,
+    outputNanoPerToken: row.outputNanoPerMtok / TOKENS_PER_MTOK,
+    ...(cacheRead === undefined ? {} : { cacheReadNanoPerToken: cacheRead }),
+    ...(cacheWrite === undefined ? {} : { cacheWriteNanoPerToken: cacheWrite }),
+    // The service refuses an override without a maximum for a model the table does not know: 0 is
+    // reached only by a row written around it, and bounds the estimate by the prompt alone.
+    maxOutputTokens: row.maxOutputTokens ?? priceFor(row.provider, row.model)?.maxOutputTokens ?? 0,
+    ...(row.perRequestNano === null ? {} : { perRequestNano: row.perRequestNano }),
+    source: `override:${row.id}`,
+    asOf: row.effectiveFrom.toISOString().slice(0, 10),
+  }
+}
+
+function indexOf(rows: readonly ModelPriceRow[]): OverrideIndex {
+  const index: Record<Provider, Map<string, Override[]>> = { openai: new Map(), anthropic: new Map() }
+  for (const row of rows) {
+    const provider = row.provider
+    if (!isProvider(provider)) continue
+    const price = overridePrice({ ...row, provider })
+    const override: Override = {
+      priced: { price, source: price.source },
+      effectiveFrom: row.effectiveFrom.getTime(),
+      inheritsMaxOutput: row.maxOutputTokens === null,
+    }
+    const same = index[provider].get(row.model)
+    if (same) same.push(override)
+    else index[provider].set(row.model, [override])
+  }
+  for (const byModel of Object.values(index))
+    for (const list of byModel.values()) list.sort((a, b) => b.effectiveFrom - a.effectiveFrom)
+  return index
+}
+
+/** The newest of a model id's overrides that has taken effect by `at`. */
+function inForceAt(overrides: readonly Override[] | undefined, at: number): Override | undefined {
+  if (overrides === undefined) return undefined
+  for (const override of overrides) if (override.effectiveFrom <= at) return override
+  return undefined
+}
+
+/**
+ * The override that prices `model` at `at`: the model id's own, else its family's (a dated snapshot's
+ * undated id), else that of the built-in row the id resolves to (an alias such as `claude-sonnet-4-0`).
+ */
+function overrideFor(byModel: ReadonlyMap<string, readonly Override[]>, provider: Provider, model: string, at: number) {
+  const exact = inForceAt(byModel.get(model), at)
+  if (exact) return exact
+  const family = modelFamily(model)
+  const ofFamily = family === model ? undefined : inForceAt(byModel.get(family), at)
+  if (ofFamily) return ofFamily
+  const row = priceFor(provider, model)?.model
+  return row === undefined || row === model || row === family ? undefined : inForceAt(byModel.get(row), at)
+}
+
+/**
+ * Prices for the gateway: an organisation's own prices over the built-in table. Each organisation's
+ * overrides are read at most once a second per instance and indexed; a call then costs two map reads.
+ */
+export class PriceBook implements PriceSource {
+  /** The load itself is cached, so the calls that find an organisation's entry lapsed wait on one read. */
+  private readonly cache: TtlCache<string, Promise<OverrideIndex>>
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock = Date.now,
+  ) {
+    this.cache = new TtlCache(100_000, OVERRIDE_CACHE_MS, now)
+  }
+
+  async priceOf(orgId: string, provider: Provider, model: string): Promise<PricedModel | undefined> {
+    const byModel = (await this.overridesOf(orgId))[provider]
+    const override = byModel.size === 0 ? undefined : overrideFor(byModel, provider, model, this.now())
+    if (!override) return builtinPrice(provider, model)
+    const { priced } = override
+    if (!override.inheritsMaxOutput || priced.price.model === model) return priced
+    // A snapshot or alias may write more or less than the row the override names: its own maximum
+    // keeps the worst-case estimate a bound.
+    const own = priceFor(provider, model)?.maxOutputTokens
+    return own === undefined || own === priced.price.maxOutputTokens
+      ? priced
+      : { ...priced, price: { ...priced.price, maxOutputTokens: own } }
+  }
+
+  /** Forgets an organisation's overrides on this instance: the next call reads them again. */
+  forget(orgId: string): void {
+    this.cache.delete(orgId)
+  }
+
+  private overridesOf(orgId: string): Promise<OverrideIndex> {
+    const cached = this.cache.get(orgId)
+    if (cached) return cached
+    const loading = this.store.org(orgId).modelPrices.list().then(indexOf)
+    this.cache.set(orgId, loading)
+    // A failed read is not kept: the next call tries again.
+    loading.catch(() => {
+      if (this.cache.get(orgId) === loading) this.cache.delete(orgId)
+    })
+    return loading
+  }
+}

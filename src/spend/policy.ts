@@ -1,0 +1,115 @@
+import type { BudgetLimit, DowngradeMapping } from '../store/repositories/budgets'
+import type { Store } from '../store/store'
+import { TtlCache } from '../util/ttl-cache'
+import type { WindowSettings } from './windows'
+
+/** A downgrade mapping with its glob made a pattern once. */
+export interface Downgrade extends DowngradeMapping {
+  matches: RegExp
+}
+
+export interface AlertConfig {
+  /** Percentages of a limit, ascending. */
+  thresholds: readonly number[]
+  channels: readonly string[]
+}
+
+/** What the spend controls need to know about an organisation on every call, read together and cached. */
+export interface SpendPolicy {
+  limits: readonly BudgetLimit[]
+  downgrades: readonly Downgrade[]
+  windows: WindowSettings
+  alerts: AlertConfig
+  /** Whether any limit is on teams: only then are a member's teams looked up. */
+  onTeams: boolean
+}
+
+/** Without an alert configuration: breaches are logged and sent to the webhooks that subscribe to them. */
+export const DEFAULT_ALERTS: AlertConfig = { thresholds: [], channels: ['webhook'] }
+
+/** `*` is any run of characters; everything else is itself. */
+export const globPattern = (glob: string): RegExp =>
+  new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
+
+/**
+ * Policies are read this fresh: a change is in force on this instance at once (the budgets service
+ * drops its entry) and on every other within a second, with no database read per call in between.
+ */
+const POLICY_CACHE_MS = 1_000
+/** A team's membership changes rarely, and a member's teams are looked up on each call on a team limit. */
+const TEAMS_CACHE_MS = 5_000
+
+export class SpendPolicies {
+  private readonly policies: TtlCache<string, SpendPolicy>
+  private readonly teams: TtlCache<string, readonly string[]>
+  private readonly members: TtlCache<string, readonly string[]>
+
+  constructor(
+    private readonly store: Store,
+    now: () => number = Date.now,
+  ) {
+    this.policies = new TtlCache(100_000, POLICY_CACHE_MS, now)
+    this.teams = new TtlCache(100_000, TEAMS_CACHE_MS, now)
+    this.members = new TtlCache(10_000, TEAMS_CACHE_MS, now)
+  }
+
+  async of(orgId: string): Promise<SpendPolicy> {
+    const cached = this.policies.get(orgId)
+    if (cached) return cached
+    const org = this.store.org(orgId)
+    const [limits, mappings, settings] = await Promise.all([
+      org.budgetLimits.list(),
+      org.downgradeMappings.list(),
+      org.settings.get(),
+    ])
+    const policy: SpendPolicy = {
+      limits,
+      // The most specific glob first: a mapping for `gpt-4o-mini` wins over one for `gpt-4o*`.
+      downgrades: mappings
+        .map((m) => ({ ...m, matches: globPattern(m.fromModel) }))
+        .sort((a, b) => b.fromModel.replaceAll('*', '').length - a.fromModel.replaceAll('*', '').length),
+      windows: {
+        timezone: settings.budgetTimezone,
+        weekStart: settings.budgetWeekStart,
+        monthStartDay: settings.budgetMonthStartDay,
+      },
+      alerts: settings.alertThresholds
+        ? { thresholds: [...settings.alertThresholds].sort((a, b) => a - b), channels: settings.alertChannels ?? [] }
+        : DEFAULT_ALERTS,
+      onTeams: limits.some((l) => l.scopeKind === 'team'),
+    }
+    this.policies.set(orgId, policy)
+    return policy
+  }
+
+  forget(orgId: string): void {
+    this.policies.delete(orgId)
+  }
+
+  /** The teams a member is in. */
+  teamsOf(orgId: string, memberId: string): Promise<readonly string[]> {
+    return cachedIn(this.teams, `${orgId}:${memberId}`, async () =>
+      (await this.store.org(orgId).teams.listForUser(memberId)).map((t) => t.id),
+    )
+  }
+
+  /** A team's members, to count its spend in from the request log. */
+  membersOf(orgId: string, teamId: string): Promise<readonly string[]> {
+    return cachedIn(this.members, `${orgId}:${teamId}`, async () =>
+      (await this.store.org(orgId).teams.members(teamId)).map((m) => m.userId),
+    )
+  }
+}
+
+async function cachedIn<V>(cache: TtlCache<string, V>, key: string, load: () => Promise<V>): Promise<V> {
+  const found = cache.get(key)
+  if (found !== undefined) return found
+  const loaded = await load()
+  cache.set(key, loaded)
+  return loaded
+}
