@@ -143,6 +143,11 @@ describe('budgets: the routes', () => {
     const removed = await h.request('DELETE', '/v1/budget/customer?customerId=acme', { token: org.ownerSession })
     expect(await data(removed)).toEqual({ customerId: 'acme', deleted: 2 })
     expect((await h.request('DELETE', '/v1/budget/customer?customerId=acme', { token: org.ownerSession })).status).toBe(404)
+    // The customer may come in a JSON body too; naming none is a 400.
+    await h.request('PUT', '/v1/budget/customer', { token: org.ownerSession, body: { customerId: 'globex', limit: 3 } })
+    const byBody = await h.request('DELETE', '/v1/budget/customer', { token: org.ownerSession, body: { customerId: 'globex' } })
+    expect(await data(byBody)).toEqual({ customerId: 'globex', deleted: 1 })
+    expect((await h.request('DELETE', '/v1/budget/customer', { token: org.ownerSession })).status).toBe(400)
   })
 
   test('window settings take an IANA time zone, and calendar windows follow them', async () => {
@@ -212,7 +217,10 @@ describe('budgets: the routes', () => {
     )
     expect(second).toMatchObject({ breaches: [{ message: 'breach 0' }], nextCursor: null })
     expect((await h.request('GET', '/v1/budget/breaches?cursor=nonsense', { token: org.ownerSession })).status).toBe(400)
-    expect((await h.request('POST', '/v1/budget/breach', { token: org.ownerSession, body: {} })).status).toBe(400)
+    expect((await h.request('POST', '/v1/budget/breach', { token: org.ownerSession, body: { message: '' } })).status).toBe(400)
+    expect((await h.request('POST', '/v1/budget/breach', { token: org.ownerSession, body: { limitId: 'nope' } })).status).toBe(
+      404,
+    )
     const notified = await h.request('POST', '/v1/budget/notify', { token: org.ownerSession, body: { message: 'hello' } })
     expect(await data(notified)).toMatchObject({ deliveries: 0 })
   })

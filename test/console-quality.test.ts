@@ -116,6 +116,8 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Roles',
         'Teams',
         'Rate limits',
+        'Budgets',
+        'Model prices',
         'Webhooks',
         'Integrations',
         'Audit log',

@@ -548,6 +548,14 @@ describe.each(DIALECTS)('the overrides stored on %s', (dialect) => {
     })
     expect((await d.store.org(org.orgId).modelPrices.list()).map((r) => r.effectiveFrom.toISOString())).toEqual([from])
     expect((await d.services.prices.priceOf(org.orgId, 'openai', 'gpt-4o-2024-11-20'))?.price.inputNanoPerToken).toBe(2_000)
+
+    // What to delete may come as a JSON body too; naming no model is a 400.
+    expect((await send('DELETE', '/v1/model-prices', { provider: 'openai' })).status).toBe(400)
+    expect(await data(await send('DELETE', '/v1/model-prices', { provider: 'openai', model: 'gpt-4o' }))).toEqual({
+      provider: 'openai',
+      model: 'gpt-4o',
+      deleted: 1,
+    })
   })
 })
 

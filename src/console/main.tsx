@@ -3,10 +3,12 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
 import { Audit } from './audit'
+import { Budgets } from './budgets'
 import { Integrations } from './integrations'
 import { Keys } from './keys'
 import { Members } from './members'
 import { Overview } from './overview'
+import { Prices } from './prices'
 import { Properties } from './properties'
 import { ProviderKeys } from './provider-keys'
 import { ProxyKeys } from './proxy-keys'
@@ -55,6 +57,13 @@ const PAGES: readonly PageEntry[] = [
     title: 'Rate limits',
     group: 'Organization',
     show: (p) => <RateLimits canWrite={p.can('spend_controls.write')} />,
+  },
+  { hash: '#/budgets', title: 'Budgets', group: 'Organization', needs: 'reports.read', show: (p) => <Budgets {...p} /> },
+  {
+    hash: '#/model-prices',
+    title: 'Model prices',
+    group: 'Organization',
+    show: (p) => <Prices canWrite={p.can('spend_controls.write')} />,
   },
   { hash: '#/webhooks', title: 'Webhooks', group: 'Organization', needs: 'egress.write', show: (p) => <Webhooks {...p} /> },
   {
@@ -144,18 +153,20 @@ function Console() {
       </header>
       <div class="layout">
         <nav class="pages" aria-label="Pages">
-          {GROUPS.map((group) => (
-            <div key={group} class="nav-group">
-              <span class="nav-title">{group}</span>
-              {visible
-                .filter((entry) => entry.group === group)
-                .map((entry) => (
+          {GROUPS.map((group) => {
+            const entries = visible.filter((entry) => entry.group === group)
+            // A group none of whose pages the person may see is not shown as an empty heading.
+            return entries.length === 0 ? null : (
+              <div key={group} class="nav-group">
+                <span class="nav-title">{group}</span>
+                {entries.map((entry) => (
                   <a key={entry.hash} href={entry.hash} aria-current={entry === page ? 'page' : undefined}>
                     {entry.title}
                   </a>
                 ))}
-            </div>
-          ))}
+              </div>
+            )
+          })}
         </nav>
         <main>{permissions ? page?.show(props) : <p class="muted">Loading…</p>}</main>
       </div>

@@ -86,6 +86,14 @@ function shifted(date: LocalDate, days: number, months = 0): LocalDate {
   return { year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() }
 }
 
+/**
+ * Calendar windows last a day at least, and working out one takes a few time-zone conversions: each is
+ * kept until it ends. Bounded: the entries are per period and organisation settings, and all go when
+ * there are too many.
+ */
+const calendarWindows = new Map<string, Window>()
+const CALENDAR_WINDOWS_MAX = 10_000
+
 /** The calendar or fixed window around an instant. */
 export function windowAt(period: Period, periodSeconds: number, now: number, settings: WindowSettings): Window {
   if (period === 'seconds') {
@@ -93,6 +101,16 @@ export function windowAt(period: Period, periodSeconds: number, now: number, set
     const start = Math.floor(now / length) * length
     return { start, end: start + length }
   }
+  const key = `${period}|${settings.timezone}|${settings.weekStart}|${settings.monthStartDay}`
+  const known = calendarWindows.get(key)
+  if (known && known.start <= now && now < known.end) return known
+  const window = calendarWindow(period, now, settings)
+  if (calendarWindows.size >= CALENDAR_WINDOWS_MAX) calendarWindows.clear()
+  calendarWindows.set(key, window)
+  return window
+}
+
+function calendarWindow(period: Exclude<Period, 'seconds'>, now: number, settings: WindowSettings): Window {
   const { timezone } = settings
   const today = localParts(now, timezone).date
   let first: LocalDate

@@ -114,7 +114,9 @@ const CustomerId = t.String({
 })
 export const CustomerBudgetBody = t.Object({ customerId: CustomerId, ...shorthand }, { additionalProperties: false })
 export type CustomerBudgetInput = typeof CustomerBudgetBody.static
-export const CustomerQuery = t.Object({ customerId: CustomerId })
+/** The customer may be named in the query or in a JSON body: clients differ in what DELETE can carry. */
+export const CustomerQuery = t.Object({ customerId: t.Optional(CustomerId) })
+export const CustomerDeleteBody = t.Optional(t.Object({ customerId: CustomerId }, { additionalProperties: false }))
 
 export const LimitParams = t.Object({ id: LimitId })
 export const MappingParams = t.Object({ mappingId: LimitId })
@@ -188,7 +190,9 @@ export type NotifyInput = typeof NotifyBody.static
 
 export const BreachBody = t.Object(
   {
-    message: t.String({ minLength: 1, maxLength: 2000, error: 'message must say what was breached (1 to 2000 characters)' }),
+    message: t.Optional(
+      t.String({ minLength: 1, maxLength: 2000, error: 'message must say what was breached (1 to 2000 characters)' }),
+    ),
     limitId: t.Optional(LimitId),
     scope: t.Optional(Scope),
     spent: t.Optional(t.Number({ minimum: 0, maximum: 1e12 })),

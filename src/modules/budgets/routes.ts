@@ -12,6 +12,7 @@ import {
   Breaches,
   BreachesQuery,
   CustomerBudgetBody,
+  CustomerDeleteBody,
   CustomerQuery,
   DowngradeMapping,
   DowngradeMappingBody,
@@ -99,12 +100,17 @@ export const budgetRoutes = (authz: Authz, actions: BudgetActionViews, budgets: 
       response: Ok(Limit),
       detail: { summary: "Set a customer's budget: the window limit on a Gw-Customer-Id (USD per month unless told)" },
     })
-    .delete('/v1/budget/customer', ({ principal, query }) => answer(budgets.removeCustomerBudget(principal, query.customerId)), {
-      ...catalogued,
-      query: CustomerQuery,
-      response: Ok(t.Object({ customerId: t.String(), deleted: t.Integer() })),
-      detail: { summary: 'Delete every limit on a customer (?customerId=)' },
-    })
+    .delete(
+      '/v1/budget/customer',
+      ({ principal, query, body }) => answer(budgets.removeCustomerBudget(principal, query.customerId ?? body?.customerId)),
+      {
+        ...catalogued,
+        query: CustomerQuery,
+        body: CustomerDeleteBody,
+        response: Ok(t.Object({ customerId: t.String(), deleted: t.Integer() })),
+        detail: { summary: 'Delete every limit on a customer (?customerId= or a JSON body)' },
+      },
+    )
     .get('/v1/budget/customers', ({ principal }) => answer(budgets.customers(principal)), {
       ...catalogued,
       response: Ok(t.Array(t.Object({ customerId: t.Nullable(t.String()), ...LimitStatus.properties }))),

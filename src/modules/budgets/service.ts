@@ -141,7 +141,8 @@ export class BudgetsService {
   }
 
   /** Every limit on one customer goes. */
-  async removeCustomerBudget(principal: Principal, customerId: string) {
+  async removeCustomerBudget(principal: Principal, customerId: string | undefined) {
+    if (customerId === undefined) throw badRequest('name the customer: ?customerId= or {"customerId": ...}')
     const org = this.store.org(principal.orgId)
     const limits = (await org.budgetLimits.list()).filter((l) => l.scopeKind === 'customer' && l.scopeId === customerId)
     if (limits.length === 0) throw notFound('customer budget')
@@ -256,7 +257,7 @@ export class BudgetsService {
     const sent = await this.send(principal, 'manual', 'budget.breached', {
       limit,
       scope,
-      message: input.message,
+      message: input.message ?? 'a breach recorded by hand',
       spent: input.spent === undefined ? undefined : storedAmount(metric, input.spent),
     })
     return noticeView(sent.notice)

@@ -89,6 +89,9 @@ export const DeleteQuery = t.Object(
   { additionalProperties: false },
 )
 export type DeleteInput = typeof DeleteQuery.static
+/** What to delete may come as query parameters or as a JSON body: clients differ in what DELETE can carry. */
+export const DeleteTarget = t.Partial(DeleteQuery)
+export const DeleteBody = t.Optional(DeleteTarget)
 
 export const Price = t.Object({
   id: t.String(),

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { answer, Ok } from '../../http/schema'
-import { DeleteQuery, ImportBody, Imported, Price, PriceBody, PricesDeleted } from './model'
+import { DeleteBody, DeleteTarget, ImportBody, Imported, Price, PriceBody, PricesDeleted } from './model'
 import type { ModelPricesService } from './service'
 
 /** An organisation's own model prices (spec `spend_controls.write`; the list is gw's own, `org.read`). */
@@ -19,9 +19,10 @@ export const modelPriceRoutes = (authz: Authz, prices: ModelPricesService) =>
       response: Ok(Price),
       detail: { summary: "Set the organization's price for a model, or replace the one from the same time" },
     })
-    .delete('/v1/model-prices', ({ principal, query }) => answer(prices.remove(principal, query)), {
+    .delete('/v1/model-prices', ({ principal, query, body }) => answer(prices.remove(principal, { ...body, ...query })), {
       catalogued: true,
-      query: DeleteQuery,
+      query: DeleteTarget,
+      body: DeleteBody,
       response: Ok(PricesDeleted),
       detail: { summary: "Delete a model's price overrides: all of them, or the one from effectiveFrom" },
     })

@@ -97,7 +97,11 @@ export class ModelPricesService {
     return view(stored, inForce.has(stored.id))
   }
 
-  async remove(principal: Principal, query: DeleteInput) {
+  async remove(principal: Principal, target: Partial<DeleteInput>) {
+    const { provider, model } = target
+    if (provider === undefined || model === undefined)
+      throw badRequest('name the provider and the model, as query parameters (?provider=&model=) or in a JSON body')
+    const query = { ...target, provider, model }
     let effectiveFrom: Date | undefined
     if (query.effectiveFrom !== undefined) {
       effectiveFrom = parseInstant(query.effectiveFrom)
