@@ -4,7 +4,8 @@
  * directory, an organisation made with the CLI, every call with an API key and a layer-2 policy), and
  * measured in the same run as the direct call and the bare Bun proxy: (a) one request at a time and
  * (c) the fixed rate in interleaved rounds, with each server's event-loop CPU per request, and with
- * AB_SATURATION=1 (b) saturation under wrk, each target in turn, in the order given.
+ * AB_SATURATION=1 (b) saturation under wrk, each target in turn, in the order given, AB_SATURATION_ROUNDS
+ * times (default 1; the median round is shown).
  *
  *   bun bench/overhead/ab.ts main=/tmp/gw-main candidate=dist/gw
  *   bun bench/overhead/ab.ts shipped=dist/gw smol=dist/gw,BUN_OPTIONS=--smol
@@ -96,6 +97,7 @@ await runInScratch('ab', async (workDir) => {
   const settings = loadSettings(join(import.meta.dir, '..', '..'))
   const warmupSeconds = integer('AB_WARMUP_SECONDS', 8, 0)
   const withSaturation = integer('AB_SATURATION', 0, 0) === 1
+  const saturationRounds = integer('AB_SATURATION_ROUNDS', 1, 1)
   const fake = await startFake(settings)
   const targets: Target[] = [directArm(fake.port, fake.pid), await startBunProxy(settings, fake.port)]
   for (const variant of variants) targets.push(await startVariant(variant, workDir, fake.port))
@@ -106,8 +108,19 @@ await runInScratch('ab', async (workDir) => {
     watch: (t) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid }),
   })
 
-  const saturation = new Map<string, SaturationResult>()
-  if (withSaturation) for (const target of targets) saturation.set(target.name, await runSaturation(target, settings.saturation))
+  // Each round runs every target in turn, so a machine that slows over the run slows them all alike;
+  // each target's figure is its median round.
+  const rounds = new Map<string, SaturationResult[]>()
+  if (withSaturation)
+    for (let round = 0; round < saturationRounds; round++)
+      for (const target of targets)
+        rounds.set(target.name, [...(rounds.get(target.name) ?? []), await runSaturation(target, settings.saturation)])
+  const saturation = new Map(
+    [...rounds].map(([name, results]) => [
+      name,
+      [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)] as SaturationResult,
+    ]),
+  )
 
   const plain = new Map([...sequential].map(([name, timings]) => [name, summarize(timings.plain)]))
   const base = { a: plain.get('direct'), c: fixedRate.get('direct')?.latency }

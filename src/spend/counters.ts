@@ -71,7 +71,6 @@ export interface SpendStore {
 
 interface Hold {
   amount: number
-  slotStart: number
   expiresAt: number
 }
 
@@ -83,6 +82,8 @@ interface Counter {
   /** The earliest expiry among the holds: no hold needs looking at before then. */
   nextExpiry: number
   seedMark?: string
+  /** When it was last used: the least recently used go first when the store is full. */
+  usedAt: number
 }
 
 const slotIndex = (spec: Pick<CounterSpec, 'slots' | 'slotMs'>, slotStart: number) =>
@@ -100,7 +101,13 @@ function addToSlot(counter: Counter, spec: CounterSpec, slotStart: number, amoun
   }
 }
 
-/** In-process counters, bounded: the least recently used go first, and a counter gone is seeded again. */
+/** When the store is full, the least recently used of this many of the oldest counters goes. */
+const EVICTION_SAMPLE = 64
+
+/**
+ * In-process counters, bounded: when full, a counter long unused goes (the least recently used of the
+ * oldest few), and a counter gone is seeded again from the log when next used.
+ */
 export class MemorySpendStore implements SpendStore {
   readonly name = 'memory'
   private readonly counters = new Map<string, Counter>()
@@ -114,21 +121,28 @@ export class MemorySpendStore implements SpendStore {
     amounts: readonly number[],
     now: number,
   ): Promise<ReserveOutcome> {
-    const counters = specs.map((spec) => this.counter(spec, now))
-    const before = counters.map((counter, i) => stateOf(counter, specs[i] as CounterSpec))
-    const unseeded = before.flatMap((state, i) => (state.seeded ? [] : [i]))
-    if (unseeded.length > 0) return { kind: 'unseeded', indexes: unseeded }
-    const index = before.findIndex(
-      (state, i) => state.spent + state.reserved + (amounts[i] ?? 0) > (specs[i] as CounterSpec).limit,
-    )
-    if (index >= 0) return { kind: 'refused', index, before }
-    counters.forEach((counter, i) => {
+    const counters: Counter[] = []
+    const before: CounterState[] = []
+    const unseeded: number[] = []
+    let refused = -1
+    for (let i = 0; i < specs.length; i++) {
       const spec = specs[i] as CounterSpec
+      const counter = this.counter(spec, now)
+      const state = stateOf(counter, spec)
+      counters.push(counter)
+      before.push(state)
+      if (!state.seeded) unseeded.push(i)
+      else if (refused < 0 && state.spent + state.reserved + (amounts[i] ?? 0) > spec.limit) refused = i
+    }
+    if (unseeded.length > 0) return { kind: 'unseeded', indexes: unseeded }
+    if (refused >= 0) return { kind: 'refused', index: refused, before }
+    for (let i = 0; i < counters.length; i++) {
+      const counter = counters[i] as Counter
       const amount = amounts[i] ?? 0
       counter.reserved += amount
-      counter.holds.set(holdId, { amount, slotStart: spec.slotStart, expiresAt })
-      counter.nextExpiry = Math.min(counter.nextExpiry, expiresAt)
-    })
+      counter.holds.set(holdId, { amount, expiresAt })
+      if (expiresAt < counter.nextExpiry) counter.nextExpiry = expiresAt
+    }
     return { kind: 'reserved', before }
   }
 
@@ -173,18 +187,30 @@ export class MemorySpendStore implements SpendStore {
     this.counters.clear()
   }
 
-  /** The counter, its expired holds let go, touched as the most recently used. */
+  /** Moving a counter to the end of the map on every use would cost every call; a sample of the oldest is enough. */
+  private evict(): void {
+    let victim: string | undefined
+    let oldest = Number.POSITIVE_INFINITY
+    let looked = 0
+    for (const [key, counter] of this.counters) {
+      if (counter.usedAt < oldest) {
+        oldest = counter.usedAt
+        victim = key
+      }
+      if (++looked >= EVICTION_SAMPLE) break
+    }
+    if (victim !== undefined) this.counters.delete(victim)
+  }
+
+  /** The counter, its expired holds let go, marked as used now. */
   private counter(spec: CounterSpec, now: number): Counter {
     let counter = this.counters.get(spec.key)
-    if (counter) this.counters.delete(spec.key)
-    else {
-      if (this.counters.size >= this.maxCounters) {
-        const oldest = this.counters.keys().next()
-        if (!oldest.done) this.counters.delete(oldest.value)
-      }
-      counter = { starts: [], values: [], reserved: 0, holds: new Map(), nextExpiry: Number.POSITIVE_INFINITY }
+    if (!counter) {
+      if (this.counters.size >= this.maxCounters) this.evict()
+      counter = { starts: [], values: [], reserved: 0, holds: new Map(), nextExpiry: Number.POSITIVE_INFINITY, usedAt: now }
+      this.counters.set(spec.key, counter)
     }
-    this.counters.set(spec.key, counter)
+    counter.usedAt = now
     if (now >= counter.nextExpiry) {
       let next = Number.POSITIVE_INFINITY
       for (const [id, hold] of counter.holds) {

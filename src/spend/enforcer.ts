@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors'
 import type { Logger } from '../log'
 import type { BudgetLimit, Metric } from '../store/repositories/budgets'
@@ -20,6 +19,9 @@ export const VELOCITY_SLOTS = 20
  * any call the upstream timeout lets run, short enough that a crash does not hold a budget for long.
  */
 export const HOLD_TTL_MS = 15 * 60_000
+
+/** The counters of one limit kept made for reuse: enough for every customer of a busy organisation's minute. */
+const COUNTERS_PER_LIMIT = 10_000
 
 /** An alert-only limit never refuses: it counts with no ceiling and only tells. */
 const NO_CEILING = Number.MAX_SAFE_INTEGER
@@ -50,6 +52,8 @@ export interface Hold {
   id: string
   orgId: string
   applied: AppliedLimit[]
+  /** The applied limits' counters, in the same order. */
+  specs: CounterSpec[]
   amounts: number[]
   alerts: SpendPolicy['alerts']
 }
@@ -149,6 +153,9 @@ function retryAfterSeconds(applied: AppliedLimit, state: CounterState, amount: n
  */
 export class BudgetEnforcer {
   private readonly seeding = new Map<string, Promise<void>>()
+  private readonly counters = new WeakMap<BudgetLimit, Map<string, AppliedLimit>>()
+  /** Makes each hold's id unique within this instance; the request id makes it unique across them. */
+  private holds = 0
 
   constructor(
     private readonly deps: {
@@ -172,14 +179,27 @@ export class BudgetEnforcer {
    * throws `price_unknown`.
    */
   async reserve(call: SpendCall, options: { mayDowngrade: boolean }): Promise<Reservation> {
-    const policy = await this.deps.policies.of(call.orgId)
+    const policy = this.deps.policies.cached(call.orgId) ?? (await this.deps.policies.of(call.orgId))
     if (policy.limits.length === 0) return { kind: 'held' }
     const now = this.now
-    const applied = await this.applicable(call, policy, now)
+    const teams = policy.onTeams && call.memberId ? await this.deps.policies.teamsOf(call.orgId, call.memberId) : []
+    const applied = this.applicable(call, policy, teams, now)
     if (applied.length === 0) return { kind: 'held' }
-    const amounts = applied.map((a) => amountOf(a.limit, call))
-    const hold: Hold = { id: `${call.requestId}:${randomUUID()}`, orgId: call.orgId, applied, amounts, alerts: policy.alerts }
-    const specs = applied.map((a) => a.spec)
+    const amounts: number[] = []
+    const specs: CounterSpec[] = []
+    for (const a of applied) {
+      amounts.push(amountOf(a.limit, call))
+      specs.push(a.spec)
+    }
+    this.holds = (this.holds + 1) % Number.MAX_SAFE_INTEGER
+    const hold: Hold = {
+      id: `${call.requestId}:${this.holds}`,
+      orgId: call.orgId,
+      applied,
+      specs,
+      amounts,
+      alerts: policy.alerts,
+    }
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.deps.counters.reserve(hold.id, now + HOLD_TTL_MS, specs, amounts, now)
       if (outcome.kind === 'unseeded') {
@@ -197,7 +217,7 @@ export class BudgetEnforcer {
         this.deps.notices.refused(call, refusing, outcome.before[outcome.index] as CounterState, amount, policy.alerts)
         throw budgetExceeded(refusing, outcome.before[outcome.index] as CounterState, amount, now)
       }
-      if (options.mayDowngrade) {
+      if (options.mayDowngrade && policy.downgrades.length > 0) {
         const atPercent = applied.findIndex((a, i) => {
           const mapping = a.limit.action === 'downgrade' && downgradeFor(policy, call.model)
           const state = outcome.before[i] as CounterState
@@ -218,12 +238,7 @@ export class BudgetEnforcer {
   /** Replaces the hold by what the call used, and tells of any threshold the spend has now reached. */
   async settle(hold: Hold, used: Used): Promise<void> {
     const amounts = hold.applied.map((a) => used[a.limit.metric])
-    const spent = await this.deps.counters.settle(
-      hold.id,
-      hold.applied.map((a) => a.spec),
-      amounts,
-      this.now,
-    )
+    const spent = await this.deps.counters.settle(hold.id, hold.specs, amounts, this.now)
     this.deps.notices.reached(hold, spent)
   }
 
@@ -257,14 +272,33 @@ export class BudgetEnforcer {
     return { kind: 'downgrade', toModel: mapping.toModel, limit: applied.limit }
   }
 
-  private async applicable(call: SpendCall, policy: SpendPolicy, now: number): Promise<AppliedLimit[]> {
-    const teams = policy.onTeams && call.memberId ? await this.deps.policies.teamsOf(call.orgId, call.memberId) : []
+  private applicable(call: SpendCall, policy: SpendPolicy, teams: readonly string[], now: number): AppliedLimit[] {
     const applied: AppliedLimit[] = []
     for (const limit of policy.limits) {
       for (const value of scopeValues(limit, call, teams))
-        if (limit.scopeId === '' || limit.scopeId === value) applied.push(counterOf(limit, value, now, policy))
+        if (limit.scopeId === '' || limit.scopeId === value) applied.push(this.counter(limit, value, now, policy))
     }
     return applied
+  }
+
+  /**
+   * A limit's counter for a value, made once and used by every call until its slot (a fixed window, or
+   * a sliding window's current slot) ends. Keyed by the limit object itself: the policy cache hands out
+   * new objects when it reads the limits again, and the counters made from the old ones go with them.
+   */
+  private counter(limit: BudgetLimit, value: string, now: number, policy: SpendPolicy): AppliedLimit {
+    let byValue = this.counters.get(limit)
+    if (!byValue) {
+      byValue = new Map()
+      this.counters.set(limit, byValue)
+    }
+    const known = byValue.get(value)
+    if (known && known.spec.slotStart <= now && now < known.spec.slotStart + known.spec.slotMs) return known
+    const made = counterOf(limit, value, now, policy)
+    // Per-value limits meet many values (every customer): the oldest go when there are too many.
+    if (byValue.size >= COUNTERS_PER_LIMIT) byValue.clear()
+    byValue.set(value, made)
+    return made
   }
 
   /** Counts the log's spend of the counter's window in; concurrent calls on one new counter read the log once. */

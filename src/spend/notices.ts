@@ -95,7 +95,7 @@ export class BudgetNotices {
       const used = spent[i] ?? 0
       const amount = applied.limit.amount
       if (amount <= 0 || used <= 0) return
-      for (const threshold of [...hold.alerts.thresholds.filter((t) => t < BREACHED), BREACHED]) {
+      for (const threshold of hold.alerts.levels) {
         if (used * 100 < threshold * amount) break
         if (this.known.has(this.knownKey(applied, threshold))) continue
         this.later('budget alert', () => this.notice(applied, threshold, used, hold.alerts))

@@ -12,7 +12,11 @@ export interface AlertConfig {
   /** Percentages of a limit, ascending. */
   thresholds: readonly number[]
   channels: readonly string[]
+  /** The thresholds below 100 and then 100, the breach: what a settlement looks at. */
+  levels: readonly number[]
 }
+
+const levelsOf = (thresholds: readonly number[]) => [...thresholds.filter((t) => t < 100), 100]
 
 /** What the spend controls need to know about an organisation on every call, read together and cached. */
 export interface SpendPolicy {
@@ -25,7 +29,13 @@ export interface SpendPolicy {
 }
 
 /** Without an alert configuration: breaches are logged and sent to the webhooks that subscribe to them. */
-export const DEFAULT_ALERTS: AlertConfig = { thresholds: [], channels: ['webhook'] }
+export const DEFAULT_ALERTS: AlertConfig = { thresholds: [], channels: ['webhook'], levels: [100] }
+
+const alertConfig = (thresholds: readonly number[], channels: readonly string[]): AlertConfig => ({
+  thresholds,
+  channels,
+  levels: levelsOf(thresholds),
+})
 
 /** `*` is any run of characters; everything else is itself. */
 export const globPattern = (glob: string): RegExp =>
@@ -48,6 +58,9 @@ export class SpendPolicies {
   private readonly policies: TtlCache<string, SpendPolicy>
   private readonly teams: TtlCache<string, readonly string[]>
   private readonly members: TtlCache<string, readonly string[]>
+  private readonly loading = new Map<string, Promise<SpendPolicy>>()
+  /** Counts the changes made through this instance. */
+  private changes = 0
 
   constructor(
     private readonly store: Store,
@@ -58,9 +71,25 @@ export class SpendPolicies {
     this.members = new TtlCache(10_000, TEAMS_CACHE_MS, now)
   }
 
-  async of(orgId: string): Promise<SpendPolicy> {
+  /** The organisation's policy when this instance has it fresh, without waiting: the usual case of a call. */
+  cached(orgId: string): SpendPolicy | undefined {
+    return this.policies.get(orgId)
+  }
+
+  /** Concurrent calls that find an organisation's policy lapsed wait on one read of it. */
+  of(orgId: string): Promise<SpendPolicy> {
     const cached = this.policies.get(orgId)
-    if (cached) return cached
+    if (cached) return Promise.resolve(cached)
+    let pending = this.loading.get(orgId)
+    if (!pending) {
+      pending = this.load(orgId).finally(() => this.loading.delete(orgId))
+      this.loading.set(orgId, pending)
+    }
+    return pending
+  }
+
+  private async load(orgId: string): Promise<SpendPolicy> {
+    const changes = this.changes
     const org = this.store.org(orgId)
     const [limits, mappings, settings] = await Promise.all([
       org.budgetLimits.list(),
@@ -79,16 +108,22 @@ export class SpendPolicies {
         monthStartDay: settings.budgetMonthStartDay,
       },
       alerts: settings.alertThresholds
-        ? { thresholds: [...settings.alertThresholds].sort((a, b) => a - b), channels: settings.alertChannels ?? [] }
+        ? alertConfig(
+            [...settings.alertThresholds].sort((a, b) => a - b),
+            settings.alertChannels ?? [],
+          )
         : DEFAULT_ALERTS,
       onTeams: limits.some((l) => l.scopeKind === 'team'),
     }
-    this.policies.set(orgId, policy)
+    // A read begun before a change may have seen the old limits: it serves its callers, but is not kept.
+    if (changes === this.changes) this.policies.set(orgId, policy)
     return policy
   }
 
   forget(orgId: string): void {
+    this.changes += 1
     this.policies.delete(orgId)
+    this.loading.delete(orgId)
   }
 
   /** The teams a member is in. */

@@ -29,12 +29,17 @@ local function purge(h, z, now)
 end
 
 local function counted(h, slots, countFrom)
+  local fields = {}
+  for i = 0, slots - 1 do
+    fields[2 * i + 1] = 's' .. i
+    fields[2 * i + 2] = 'v' .. i
+  end
+  local got = redis.call('HMGET', h, unpack(fields))
   local spent, oldest = 0, -1
   for i = 0, slots - 1 do
-    local pair = redis.call('HMGET', h, 's' .. i, 'v' .. i)
-    local start = tonumber(pair[1] or '-1')
+    local start = tonumber(got[2 * i + 1] or '-1')
     if start >= countFrom then
-      local value = tonumber(pair[2] or '0')
+      local value = tonumber(got[2 * i + 2] or '0')
       spent = spent + value
       if value > 0 and (oldest < 0 or start < oldest) then oldest = start end
     end
