@@ -82,6 +82,7 @@ describe('budgets: the routes', () => {
     [{ scope: { kind: 'planet' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'scope.kind'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: -1, window: 'day' }, 400, 'limit must be a positive number'],
     [{ scope: { kind: 'org' }, metric: 'tokens', limit: 1.5, window: 'day' }, 400, 'whole number'],
+    [{ scope: { kind: 'customer' }, metric: 'usd', limit: 999_999_999_999.9987, window: 'week' }, 400, 'at most 1,000,000,000'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'fortnight' }, 400, 'window must be'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: { seconds: 5 } }, 400, 'window must be'],
     [{ scope: { kind: 'provider', id: 'mistral' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'openai, anthropic'],
@@ -336,6 +337,33 @@ describe('budgets: calls through the gateway', () => {
     expect(refusal.message).toContain('customer "acme"')
     // Another customer has its own three.
     expect((await chat(h, org.apiKey, { headers: { 'Gw-Customer-Id': 'globex' } })).status).toBe(200)
+  })
+
+  test('a streamed call settles at what its stream used; a refusal on /v1/messages is in Anthropic\'s shape', async () => {
+    const { h, org } = await world()
+    const limit = await putLimit(h, org, { scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'day' })
+    const streamed = await h.request('POST', '/v1/chat/completions', {
+      token: org.apiKey,
+      body: { model: 'gpt-4o', max_tokens: 500, stream: true, messages: [{ role: 'user', content: 'x'.repeat(1_100) }] },
+    })
+    expect(streamed.status).toBe(200)
+    await streamed.text()
+    await h.requestLog.flush()
+    const record = await h.store.requests.get(org.orgId, streamed.headers.get('gw-id') as string)
+    expect(record?.costNano).toBe(CALL_COST_NANO)
+    const summary = await data<{ limits: Array<{ spent: number; reserved: number }> }>(
+      await h.request('GET', '/v1/budget/summary', { token: org.ownerSession }),
+    )
+    expect(summary.limits[0]).toMatchObject({ spent: CALL_COST_NANO / 1e9, reserved: 0 })
+
+    await putLimit(h, org, { id: limit.id, scope: { kind: 'org' }, metric: 'usd', limit: USD_PER_CALL, window: 'day' })
+    const refused = await h.request('POST', '/v1/messages', {
+      token: org.apiKey,
+      body: { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+    })
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } })
   })
 
   test('a restart mid-window keeps what was spent: the counters are counted in from the request log', async () => {

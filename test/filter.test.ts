@@ -222,6 +222,8 @@ describe('the filter compiler refuses what it does not know, naming it', () => {
   const db = { dialect: 'sqlite' as const, tables: sqliteTables }
   const refused: Array<[unknown, string]> = [
     [{ request: { "model'; --": { equals: 'x' } } }, 'unknown field'],
+    [{ request: { constructor: { equals: 0 } } }, 'unknown field "constructor"'],
+    [{ request: { toString: { equals: 'x' } } }, 'unknown field "toString"'],
     [{ request: { model: { gt: 'x' } } }, 'operator "gt" does not apply to model'],
     [{ request: { latency_ms: { equals: '5' } } }, 'latency_ms takes a number'],
     // Past what the column holds: Postgres would fail the query on it, which once answered 500.

@@ -160,7 +160,8 @@ class Compiler {
         throw badRequest('filter: properties take {<name>: {<operator>: value}}')
       return and(...Object.entries(test).map(([name, inner]) => this.property(name, inner))) as SQL
     }
-    const known = FIELDS[field]
+    // Own keys only: `constructor` or `toString` must name no field, not Object's prototype.
+    const known = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined
     if (!known) throw badRequest(`filter: unknown field "${field}"`)
     const [op, raw] = this.operation(field, known.type, test)
     const v = value(field, known.type, raw, known.scale, known.limit)

@@ -15,12 +15,13 @@ import { type Window, windowAt } from './windows'
 export const VELOCITY_SLOTS = 20
 
 /**
- * How long a reservation holds budget when its call never settles (the instance died): long enough for
- * any call the upstream timeout lets run, short enough that a crash does not hold a budget for long.
+ * How long a reservation holds budget when its call never settles (the instance died): longer than
+ * almost any call, short enough that a crash does not hold a budget for long. A stream that runs longer
+ * stops being held from then on; what it used is still counted when it ends.
  */
 export const HOLD_TTL_MS = 15 * 60_000
 
-/** The counters of one limit kept made for reuse: enough for every customer of a busy organisation's minute. */
+/** How many of one limit's counters (one per scope value) are kept for reuse before they are all made anew. */
 const COUNTERS_PER_LIMIT = 10_000
 
 /** An alert-only limit never refuses: it counts with no ceiling and only tells. */
@@ -39,11 +40,12 @@ export interface SpendCall {
   worst: { usd?: number; tokens?: number }
 }
 
-/** One limit's counter for this call: the limit, the scope value it counts, and its window now. */
+/** One limit's counter for this call: the limit, the scope value it counts, and its window. */
 export interface AppliedLimit {
   limit: BudgetLimit
   value: string
   spec: CounterSpec
+  /** A calendar or fixed window; for a sliding one, the span ending when the counter was made. */
   window: Window
 }
 

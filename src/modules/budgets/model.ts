@@ -84,7 +84,11 @@ export const VelocityLimitBody = t.Object(
   {
     id: t.Optional(LimitId),
     scope: Scope,
-    maxUsd: t.Number({ exclusiveMinimum: 0, maximum: 1e12, error: 'maxUsd must be a positive number of USD' }),
+    maxUsd: t.Number({
+      exclusiveMinimum: 0,
+      maximum: 1e9,
+      error: 'maxUsd must be a positive number of USD, at most 1,000,000,000',
+    }),
     windowSeconds: t.Integer({
       ...VELOCITY_SECONDS,
       error: `windowSeconds must be a whole number from ${VELOCITY_SECONDS.minimum} to ${VELOCITY_SECONDS.maximum}`,

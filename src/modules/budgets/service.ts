@@ -24,6 +24,8 @@ type Scope = WindowLimitInput['scope']
 type WindowInput = WindowLimitInput['window']
 
 const NANO_PER_USD = 1e9
+/** The most a USD amount may be: its nano-USD fit the database's 64-bit integers with room to add. */
+const MAX_USD = 1e9
 const BREACHES_PAGE = 50
 /** A limit is shown as near its end from here, when the organisation set no alert threshold. */
 const WARNING_PERCENT = 80
@@ -33,6 +35,7 @@ const inUnit = (metric: Metric, amount: number) => (metric === 'usd' ? amount / 
 /** A limit's amount as stored: nano-USD, or a whole number of tokens or requests. */
 function storedAmount(metric: Metric, limit: number): number {
   if (metric === 'usd') {
+    if (limit > MAX_USD) throw badRequest(`a USD amount may be at most ${MAX_USD.toLocaleString('en-US')}`)
     const nano = Math.round(limit * NANO_PER_USD)
     if (nano <= 0) throw badRequest('limit must be at least $0.000000001')
     return nano
