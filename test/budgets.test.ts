@@ -339,7 +339,7 @@ describe('budgets: calls through the gateway', () => {
     expect((await chat(h, org.apiKey, { headers: { 'Gw-Customer-Id': 'globex' } })).status).toBe(200)
   })
 
-  test('a streamed call settles at what its stream used; a refusal on /v1/messages is in Anthropic\'s shape', async () => {
+  test("a streamed call settles at what its stream used; a refusal on /v1/messages is in Anthropic's shape", async () => {
     const { h, org } = await world()
     const limit = await putLimit(h, org, { scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'day' })
     const streamed = await h.request('POST', '/v1/chat/completions', {
