@@ -51,11 +51,11 @@ describe('budgets: the routes', () => {
       action: 'alert',
     })
     expect(changed).toMatchObject({ id: created.id, limit: 20, action: 'alert' })
-    const summary = await data<{ limits: Array<Record<string, unknown>> }>(
+    const summary = await data<Array<Record<string, unknown>>>(
       await h.request('GET', '/v1/budget/summary', { token: org.ownerSession }),
     )
-    expect(summary.limits).toHaveLength(1)
-    expect(summary.limits[0]).toMatchObject({ id: created.id, spent: 0, reserved: 0, remaining: 20, status: 'ok' })
+    expect(summary).toHaveLength(1)
+    expect(summary[0]).toMatchObject({ id: created.id, spent: 0, reserved: 0, remaining: 20, status: 'ok' })
     const deleted = await h.request('DELETE', `/v1/budget/window-limit/${created.id}`, { token: org.ownerSession })
     expect(await data(deleted)).toEqual({ id: created.id, deleted: true })
     expect((await h.request('DELETE', `/v1/budget/window-limit/${created.id}`, { token: org.ownerSession })).status).toBe(404)
@@ -80,11 +80,11 @@ describe('budgets: the routes', () => {
   test.each([
     [{ scope: { kind: 'org', id: 'x' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'leave scope.id out'],
     [{ scope: { kind: 'planet' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'scope.kind'],
-    [{ scope: { kind: 'org' }, metric: 'usd', limit: -1, window: 'day' }, 400, 'limit must be a positive number'],
+    [{ scope: { kind: 'org' }, metric: 'usd', limit: -1, window: 'day' }, 400, 'limit must be a number from 0'],
     [{ scope: { kind: 'org' }, metric: 'tokens', limit: 1.5, window: 'day' }, 400, 'whole number'],
     [{ scope: { kind: 'customer' }, metric: 'usd', limit: 999_999_999_999.9987, window: 'week' }, 400, 'at most 1,000,000,000'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'fortnight' }, 400, 'window must be'],
-    [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: { seconds: 5 } }, 400, 'window must be'],
+    [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: { seconds: 0 } }, 400, 'window must be'],
     [{ scope: { kind: 'provider', id: 'mistral' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'openai, anthropic'],
     [{ scope: { kind: 'team', id: 'no-such-team' }, metric: 'usd', limit: 1, window: 'day' }, 404, 'team not found'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'day', extra: 1 }, 400, 'extra'],
@@ -165,14 +165,14 @@ describe('budgets: the routes', () => {
     })
     expect(await data(set)).toEqual({ timezone: 'Asia/Kolkata', weekStart: 1, monthStartDay: 15 })
     await putLimit(h, org, { scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'month' })
-    const summary = await data<{ limits: Array<{ windowStart: string }> }>(
+    const summary = await data<Array<{ windowStart: string }>>(
       await h.request('GET', '/v1/budget/summary', { token: org.ownerSession }),
     )
     // The 15th at midnight in India is 18:30 UTC on the 14th.
-    expect(summary.limits[0]?.windowStart).toMatch(/-14T18:30:00.000Z$/)
+    expect(summary[0]?.windowStart).toMatch(/-14T18:30:00.000Z$/)
   })
 
-  test('alert config, downgrade mappings and notices: set, shown in the summary, reset', async () => {
+  test('alert config, downgrade mappings and notices: set, read back with the budget settings, reset', async () => {
     const { h, org } = await world()
     const config = await h.request('PUT', '/v1/budget/alert-config', {
       token: org.ownerSession,
@@ -191,7 +191,7 @@ describe('budgets: the routes', () => {
     expect(mapping.status).toBe(201)
     const { id } = await data<{ id: string }>(mapping)
     const summary = await data<{ alertConfig: unknown; downgradeMappings: Array<{ id: string }> }>(
-      await h.request('GET', '/v1/budget/summary', { token: org.ownerSession }),
+      await h.request('GET', '/v1/budget/settings', { token: org.ownerSession }),
     )
     expect(summary.alertConfig).toEqual({ thresholds: [50, 80], channels: ['webhook'], configured: true })
     expect(summary.downgradeMappings.map((m) => m.id)).toEqual([id])
@@ -239,10 +239,8 @@ describe('budgets: the routes', () => {
       expect((await h.request('DELETE', `/v1/budget/window-limit/${limit.id}`, { token: other.ownerSession })).status).toBe(404)
       const [kept] = await h.store.org(org.orgId).budgetLimits.list()
       expect(kept).toMatchObject({ id: limit.id, amount: 1_000_000_000 })
-      const summary = await data<{ limits: unknown[] }>(
-        await h.request('GET', '/v1/budget/summary', { token: other.ownerSession }),
-      )
-      expect(summary.limits).toEqual([])
+      const summary = await data<unknown[]>(await h.request('GET', '/v1/budget/summary', { token: other.ownerSession }))
+      expect(summary).toEqual([])
     })
 
     test("a limit cannot name another organisation's member, team or key", async () => {
@@ -351,10 +349,10 @@ describe('budgets: calls through the gateway', () => {
     await h.requestLog.flush()
     const record = await h.store.requests.get(org.orgId, streamed.headers.get('gw-id') as string)
     expect(record?.costNano).toBe(CALL_COST_NANO)
-    const summary = await data<{ limits: Array<{ spent: number; reserved: number }> }>(
+    const summary = await data<Array<{ spent: number; reserved: number }>>(
       await h.request('GET', '/v1/budget/summary', { token: org.ownerSession }),
     )
-    expect(summary.limits[0]).toMatchObject({ spent: CALL_COST_NANO / 1e9, reserved: 0 })
+    expect(summary[0]).toMatchObject({ spent: CALL_COST_NANO / 1e9, reserved: 0 })
 
     await putLimit(h, org, { id: limit.id, scope: { kind: 'org' }, metric: 'usd', limit: USD_PER_CALL, window: 'day' })
     const refused = await h.request('POST', '/v1/messages', {
@@ -364,6 +362,25 @@ describe('budgets: calls through the gateway', () => {
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } })
+  })
+
+  test('a limit of 0 refuses every call; a window of seconds starts afresh when it ends', async () => {
+    const { h, org } = await world()
+    const stop = await putLimit(h, org, { scope: { kind: 'org' }, metric: 'usd', limit: 0, window: 'month' })
+    const refused = await chat(h, org.apiKey)
+    expect(refused.status).toBe(429)
+    expect((await errorOf(refused)).code).toBe('budget_exceeded')
+    await h.request('DELETE', `/v1/budget/window-limit/${stop.id}`, { token: org.ownerSession })
+
+    await putLimit(h, org, { scope: { kind: 'org' }, metric: 'requests', limit: 1, window: { seconds: 2 } })
+    // Start just after a window begins, so the two calls fall in one window.
+    await Bun.sleep(2_000 - (Date.now() % 2_000) + 20)
+    expect((await chat(h, org.apiKey)).status).toBe(200)
+    const second = await chat(h, org.apiKey)
+    expect(second.status).toBe(429)
+    expect(Number(second.headers.get('retry-after'))).toBeLessThanOrEqual(2)
+    await Bun.sleep(2_000 - (Date.now() % 2_000) + 20)
+    expect((await chat(h, org.apiKey)).status).toBe(200)
   })
 
   test('a restart mid-window keeps what was spent: the counters are counted in from the request log', async () => {

@@ -287,6 +287,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/webhooks/{webhookId}/deliveries', 'egress.write'],
   // What an organisation's model prices are: the spec can set, import and delete them, not list them.
   ['GET', '/v1/model-prices', 'org.read'],
+  // What budgets follow: the spec sets the calendar windows, alerts and downgrades, and reads none back.
+  ['GET', '/v1/budget/settings', 'reports.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

@@ -121,8 +121,11 @@ export function Budgets({ can }: PageProps) {
   const [readAt, setReadAt] = useState<Date>()
   const [readError, setReadError] = useState<string>()
   const reload = async () => {
-    const read = await api<Summary>('GET', '/v1/budget/summary')
-    setSummary(read)
+    const [limits, settings] = await Promise.all([
+      api<Summary['limits']>('GET', '/v1/budget/summary'),
+      api<Omit<Summary, 'limits'>>('GET', '/v1/budget/settings'),
+    ])
+    setSummary({ limits, ...settings })
     setReadAt(new Date())
     setReadError(undefined)
   }

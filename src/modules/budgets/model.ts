@@ -51,19 +51,20 @@ export const Window = t.Union(
   [
     oneOf(CALENDAR_WINDOWS),
     t.Object(
-      { seconds: t.Integer({ minimum: 60, maximum: MAX_WINDOW_SECONDS }) },
+      { seconds: t.Integer({ minimum: 1, maximum: MAX_WINDOW_SECONDS }) },
       { additionalProperties: false, description: 'consecutive windows of this many seconds, counted from the Unix epoch' },
     ),
   ],
-  { error: `window must be day, week, month or {"seconds": 60 to ${MAX_WINDOW_SECONDS}}` },
+  { error: `window must be day, week, month or {"seconds": 1 to ${MAX_WINDOW_SECONDS}}` },
 )
 
 const Action = oneOf(LIMIT_ACTIONS, { error: 'action must be block, downgrade or alert' })
 const Metric = oneOf(METRICS, { error: 'metric must be usd, tokens or requests' })
+/** 0 is a limit too: nothing more may be spent (a kill switch). */
 const Amount = t.Number({
-  exclusiveMinimum: 0,
+  minimum: 0,
   maximum: 1e12,
-  error: 'limit must be a positive number: USD for usd, a whole number of tokens or requests otherwise',
+  error: 'limit must be a number from 0: USD for usd, a whole number of tokens or requests otherwise',
 })
 const LimitId = t.String({ minLength: 1, maxLength: 64 })
 
@@ -84,11 +85,7 @@ export const VelocityLimitBody = t.Object(
   {
     id: t.Optional(LimitId),
     scope: Scope,
-    maxUsd: t.Number({
-      exclusiveMinimum: 0,
-      maximum: 1e9,
-      error: 'maxUsd must be a positive number of USD, at most 1,000,000,000',
-    }),
+    maxUsd: t.Number({ minimum: 0, maximum: 1e9, error: 'maxUsd must be a number of USD from 0 to 1,000,000,000' }),
     windowSeconds: t.Integer({
       ...VELOCITY_SECONDS,
       error: `windowSeconds must be a whole number from ${VELOCITY_SECONDS.minimum} to ${VELOCITY_SECONDS.maximum}`,
@@ -236,8 +233,9 @@ export const LimitStatus = t.Object({
   }),
 })
 
-export const Summary = t.Object({
-  limits: t.Array(LimitStatus),
+export const Summary = t.Array(LimitStatus)
+
+export const BudgetSettings = t.Object({
   windowSettings: WindowSettings,
   alertConfig: AlertConfig,
   downgradeMappings: t.Array(DowngradeMapping),

@@ -11,6 +11,7 @@ import {
   BreachBody,
   Breaches,
   BreachesQuery,
+  BudgetSettings,
   CustomerBudgetBody,
   CustomerDeleteBody,
   CustomerQuery,
@@ -173,4 +174,9 @@ export const budgetRoutes = (authz: Authz, actions: BudgetActionViews, budgets: 
       ...catalogued,
       response: Ok(Summary),
       detail: { summary: 'Every limit with its spent, held and remaining amounts and its window now' },
+    })
+    .get('/v1/budget/settings', ({ principal }) => answer(budgets.settings(principal)), {
+      ...catalogued,
+      response: Ok(BudgetSettings),
+      detail: { summary: 'The calendar windows, the alert config and the downgrade mappings the limits follow' },
     })

@@ -36,9 +36,7 @@ const inUnit = (metric: Metric, amount: number) => (metric === 'usd' ? amount / 
 function storedAmount(metric: Metric, limit: number): number {
   if (metric === 'usd') {
     if (limit > MAX_USD) throw badRequest(`a USD amount may be at most ${MAX_USD.toLocaleString('en-US')}`)
-    const nano = Math.round(limit * NANO_PER_USD)
-    if (nano <= 0) throw badRequest('limit must be at least $0.000000001')
-    return nano
+    return Math.round(limit * NANO_PER_USD)
   }
   if (!Number.isInteger(limit)) throw badRequest(`a limit on ${metric} must be a whole number`)
   return limit
@@ -222,17 +220,22 @@ export class BudgetsService {
     return { id, deleted: true as const }
   }
 
+  /** Every limit with where it stands now. */
   async summary(principal: Principal) {
-    const policy = await this.policies.of(principal.orgId)
+    const limits = await this.store.org(principal.orgId).budgetLimits.list()
+    return (await this.withStates(principal.orgId, limits)).map(({ limit, status }) => ({ ...view(limit), ...status }))
+  }
+
+  /** What the limits follow: the calendar, the alerts, the downgrades (the spec has no read of them). */
+  async settings(principal: Principal) {
     const org = this.store.org(principal.orgId)
-    const [limits, mappings, settings] = await Promise.all([
-      org.budgetLimits.list(),
-      org.downgradeMappings.list(),
-      org.settings.get(),
-    ])
+    const [mappings, settings] = await Promise.all([org.downgradeMappings.list(), org.settings.get()])
     return {
-      limits: (await this.withStates(principal.orgId, limits)).map(({ limit, status }) => ({ ...view(limit), ...status })),
-      windowSettings: policy.windows,
+      windowSettings: {
+        timezone: settings.budgetTimezone,
+        weekStart: settings.budgetWeekStart,
+        monthStartDay: settings.budgetMonthStartDay,
+      },
       alertConfig: {
         thresholds: settings.alertThresholds ?? [...DEFAULT_ALERTS.thresholds],
         channels: settings.alertChannels ?? [...DEFAULT_ALERTS.channels],
