@@ -216,7 +216,7 @@ export class BudgetEnforcer {
         const downgrade = options.mayDowngrade && refusing.limit.action === 'downgrade' && downgradeFor(policy, call.model)
         if (downgrade) return this.downgrade(call, refusing, downgrade)
         const amount = amounts[outcome.index] as number
-        this.deps.notices.refused(call, refusing, outcome.before[outcome.index] as CounterState, amount, policy.alerts)
+        await this.deps.notices.refused(call, refusing, outcome.before[outcome.index] as CounterState, amount, policy.alerts)
         throw budgetExceeded(refusing, outcome.before[outcome.index] as CounterState, amount, now)
       }
       if (options.mayDowngrade && policy.downgrades.length > 0) {
@@ -270,7 +270,7 @@ export class BudgetEnforcer {
   }
 
   private async downgrade(call: SpendCall, applied: AppliedLimit, mapping: Downgrade): Promise<Reservation> {
-    this.deps.notices.downgraded(call, applied, mapping.toModel)
+    await this.deps.notices.downgraded(call, applied)
     return { kind: 'downgrade', toModel: mapping.toModel, limit: applied.limit }
   }
 

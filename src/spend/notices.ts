@@ -76,16 +76,20 @@ export class BudgetNotices {
     return (this.deps.now ?? Date.now)()
   }
 
-  refused(call: SpendCall, applied: AppliedLimit, state: CounterState, amount: number, alerts: AlertConfig): void {
-    this.later('budget refusal', async () => {
-      await this.action(call, applied, 'block', applied.limit.metric === 'usd' ? amount : null)
-      await this.notice(applied, BREACHED, state.spent + state.reserved, alerts)
-    })
+  /**
+   * A refusal is in `budget_actions` by the time the caller has its 429 (a report read right after
+   * shows it); its breach notice and events follow off the call's path.
+   */
+  async refused(call: SpendCall, applied: AppliedLimit, state: CounterState, amount: number, alerts: AlertConfig): Promise<void> {
+    await this.action(call, applied, 'block', applied.limit.metric === 'usd' ? amount : null).catch((error: unknown) =>
+      this.deps.log.warn('budget refusal not recorded', { error: String(error) }),
+    )
+    this.later('budget breach', () => this.notice(applied, BREACHED, state.spent + state.reserved, alerts))
   }
 
-  downgraded(call: SpendCall, applied: AppliedLimit, _toModel: string): void {
-    this.later('budget downgrade', () =>
-      this.action(call, applied, 'downgrade', call.worst.usd !== undefined ? call.worst.usd : null),
+  async downgraded(call: SpendCall, applied: AppliedLimit): Promise<void> {
+    await this.action(call, applied, 'downgrade', call.worst.usd !== undefined ? call.worst.usd : null).catch((error: unknown) =>
+      this.deps.log.warn('budget downgrade not recorded', { error: String(error) }),
     )
   }
 
