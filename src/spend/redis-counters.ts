@@ -11,40 +11,40 @@ import type { CounterSpec, CounterState, ReserveOutcome, SpendStore } from './co
  * The instances' clocks (passed in) place a call in its window, as they do for calendar windows.
  */
 
-/** Lets go of a counter's expired holds; leaves `reserved` (the total still held). */
-const PURGE = `
+/**
+ * The helpers of every script. `purge` lets go of a counter's expired holds; `state` reads in one call
+ * what is held, the seed mark, and the spend of the counted slots (with the oldest that holds some).
+ */
+const HELPERS = `
 local function purge(h, z, now)
-  local reserved = tonumber(redis.call('HGET', h, 'r') or '0')
   local expired = redis.call('ZRANGEBYSCORE', z, '-inf', now)
   for _, id in ipairs(expired) do
     local hold = redis.call('HGET', h, 'h:' .. id)
     if hold then
       redis.call('HINCRBY', h, 'r', string.format('%.0f', -tonumber(hold)))
-      reserved = reserved - tonumber(hold)
       redis.call('HDEL', h, 'h:' .. id)
     end
     redis.call('ZREM', z, id)
   end
-  return math.max(0, reserved)
 end
 
-local function counted(h, slots, countFrom)
-  local fields = {}
+local function state(h, slots, countFrom)
+  local fields = {'r', 'm'}
   for i = 0, slots - 1 do
-    fields[2 * i + 1] = 's' .. i
-    fields[2 * i + 2] = 'v' .. i
+    fields[2 * i + 3] = 's' .. i
+    fields[2 * i + 4] = 'v' .. i
   end
   local got = redis.call('HMGET', h, unpack(fields))
   local spent, oldest = 0, -1
   for i = 0, slots - 1 do
-    local start = tonumber(got[2 * i + 1] or '-1')
+    local start = tonumber(got[2 * i + 3] or '-1')
     if start >= countFrom then
-      local value = tonumber(got[2 * i + 2] or '0')
+      local value = tonumber(got[2 * i + 4] or '0')
       spent = spent + value
       if value > 0 and (oldest < 0 or start < oldest) then oldest = start end
     end
   end
-  return spent, oldest
+  return math.max(0, tonumber(got[1] or '0')), got[2], spent, oldest
 end
 
 local function add(h, slots, slotMs, slotStart, amount)
@@ -60,15 +60,15 @@ end
 `
 
 /** ARGV: now, holdId, expiresAt, then per counter: limit, slots, slotMs, slotStart, countFrom, seedMark, ttlMs, amount. */
-const RESERVE = `${PURGE}
+const RESERVE = `${HELPERS}
 local now, id, expiresAt = tonumber(ARGV[1]), ARGV[2], ARGV[3]
 local n = #KEYS / 2
 local states, unseeded, refused = {}, {}, 0
 for i = 1, n do
   local h, z, b = KEYS[2 * i - 1], KEYS[2 * i], 3 + (i - 1) * 8
-  local reserved = purge(h, z, now)
-  local spent, oldest = counted(h, tonumber(ARGV[b + 2]), tonumber(ARGV[b + 5]))
-  local seeded = redis.call('HGET', h, 'm') == ARGV[b + 6]
+  purge(h, z, now)
+  local reserved, mark, spent, oldest = state(h, tonumber(ARGV[b + 2]), tonumber(ARGV[b + 5]))
+  local seeded = mark == ARGV[b + 6]
   states[i] = {spent, reserved, seeded and 1 or 0, oldest}
   if not seeded then
     unseeded[#unseeded + 1] = i
@@ -90,7 +90,7 @@ return {0, 0, states}
 `
 
 /** ARGV: now, holdId, then per counter: slots, slotMs, slotStart, countFrom, ttlMs, used. */
-const SETTLE = `${PURGE}
+const SETTLE = `${HELPERS}
 local now, id = tonumber(ARGV[1]), ARGV[2]
 local out = {}
 for i = 1, #KEYS / 2 do
@@ -105,17 +105,18 @@ for i = 1, #KEYS / 2 do
   local slots = tonumber(ARGV[b + 1])
   add(h, slots, tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 6]))
   redis.call('PEXPIRE', h, ARGV[b + 5])
-  out[i] = counted(h, slots, tonumber(ARGV[b + 4]))
+  local _, _, spent = state(h, slots, tonumber(ARGV[b + 4]))
+  out[i] = spent
 end
 return out
 `
 
 /** ARGV: seedMark, slots, slotMs, slotStart, countFrom, ttlMs, logged. */
-const SEED = `${PURGE}
+const SEED = `${HELPERS}
 local h = KEYS[1]
 if redis.call('HGET', h, 'm') == ARGV[1] then return 0 end
 local slots = tonumber(ARGV[2])
-local spent = counted(h, slots, tonumber(ARGV[5]))
+local _, _, spent = state(h, slots, tonumber(ARGV[5]))
 add(h, slots, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[7]) - spent)
 redis.call('HSET', h, 'm', ARGV[1])
 redis.call('PEXPIRE', h, ARGV[6])
@@ -123,14 +124,14 @@ return 1
 `
 
 /** ARGV: now, then per counter: slots, countFrom, seedMark. */
-const READ = `${PURGE}
+const READ = `${HELPERS}
 local now = tonumber(ARGV[1])
 local out = {}
 for i = 1, #KEYS / 2 do
   local h, z, b = KEYS[2 * i - 1], KEYS[2 * i], 1 + (i - 1) * 3
-  local reserved = purge(h, z, now)
-  local spent, oldest = counted(h, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]))
-  out[i] = {spent, reserved, redis.call('HGET', h, 'm') == ARGV[b + 3] and 1 or 0, oldest}
+  purge(h, z, now)
+  local reserved, mark, spent, oldest = state(h, tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]))
+  out[i] = {spent, reserved, mark == ARGV[b + 3] and 1 or 0, oldest}
 end
 return out
 `
