@@ -104,7 +104,7 @@ export const estimateTokens = (
   request: { bodyBytes: number; maxOutputTokens?: number },
 ) => Math.max(0, Math.ceil(request.bodyBytes)) + outputTokensBound(price, request.maxOutputTokens)
 
-const NANO_PER_USD = 1_000_000_000
+export const NANO_PER_USD = 1_000_000_000
 
 /** For the API, which shows USD; stored and summed amounts stay integer nano-USD. */
 export const nanoToUsd = (nano: number): number => nano / NANO_PER_USD

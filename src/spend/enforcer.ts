@@ -1,5 +1,6 @@
 import { ApiError } from '../errors'
 import type { Logger } from '../log'
+import { nanoToUsd } from '../money/cost'
 import type { BudgetLimit, Metric } from '../store/repositories/budgets'
 import type { SpendScope } from '../store/repositories/requests'
 import type { Store } from '../store/store'
@@ -117,9 +118,15 @@ export function counterOf(limit: BudgetLimit, value: string, now: number, policy
   }
 }
 
+/** An amount as the API shows it: USD for `usd` (stored in nano-USD), a count otherwise. */
+export const inUnit = (metric: string | null, amount: number): number => (metric === 'usd' ? nanoToUsd(amount) : amount)
+
 /** How an amount of a metric reads in a message. */
 export function formatAmount(metric: Metric, amount: number): string {
-  if (metric === 'usd') return `$${(amount / 1e9).toFixed(6).replace(/\.?0+$/, '')}`
+  if (metric === 'usd')
+    return `$${inUnit(metric, amount)
+      .toFixed(6)
+      .replace(/\.?0+$/, '')}`
   return `${amount} ${metric}`
 }
 

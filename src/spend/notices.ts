@@ -5,7 +5,7 @@ import type { BudgetNotice } from '../store/repositories/budgets'
 import type { NewDelivery } from '../store/repositories/webhooks'
 import type { Repositories, Store } from '../store/store'
 import type { CounterState } from './counters'
-import type { AppliedLimit, Hold, SpendCall } from './enforcer'
+import { type AppliedLimit, type Hold, inUnit, type SpendCall } from './enforcer'
 import type { AlertConfig } from './policy'
 
 /** The percentage at which a limit is breached. */
@@ -13,15 +13,12 @@ const BREACHED = 100
 /** Notices this instance knows are recorded; beyond this many it forgets them all and asks the database again. */
 const KNOWN_MAX = 50_000
 
-const inUnit = (metric: string | null, amount: number | null) =>
-  amount === null ? null : metric === 'usd' ? amount / 1e9 : amount
-
 export const eventData = (notice: BudgetNotice, action: string | null): BudgetEventData => ({
   limitId: notice.limitId,
   scope: { kind: notice.scopeKind, id: notice.scopeId || null },
   metric: notice.metric,
-  limit: inUnit(notice.metric, notice.amount),
-  spent: inUnit(notice.metric, notice.spent),
+  limit: notice.amount === null ? null : inUnit(notice.metric, notice.amount),
+  spent: notice.spent === null ? null : inUnit(notice.metric, notice.spent),
   threshold: notice.threshold,
   windowStart: notice.windowStart?.toISOString() ?? null,
   action,
@@ -62,10 +59,10 @@ export async function budgetDeliveries(
 }
 
 /**
- * What budgets did, recorded off the call's path: refusals and downgrades in `budget_actions`, and the
- * notices (thresholds reached, breaches) once per limit, scope value, window and threshold across every
- * instance: the notice table's unique index decides who records it, and the events go out in the same
- * transaction. A failure to record is logged; it never fails the call.
+ * What budgets did: refusals and downgrades in `budget_actions` (before the caller's answer), and, off
+ * the call's path, the notices (thresholds reached, breaches) once per limit, scope value, window and
+ * threshold across every instance: the notice table's unique index decides who records it, and the
+ * events go out in the same transaction. A failure to record is logged; it never fails the call.
  */
 export class BudgetNotices {
   private readonly known = new Set<string>()

@@ -1,7 +1,7 @@
 import type { BudgetLimit, DowngradeMapping } from '../store/repositories/budgets'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
-import type { WindowSettings } from './windows'
+import { type WindowSettings, windowSettingsOf } from './windows'
 
 /** A downgrade mapping with its glob made a pattern once. */
 export interface Downgrade extends DowngradeMapping {
@@ -102,11 +102,7 @@ export class SpendPolicies {
       downgrades: mappings
         .map((m) => ({ ...m, matches: globPattern(m.fromModel) }))
         .sort((a, b) => b.fromModel.replaceAll('*', '').length - a.fromModel.replaceAll('*', '').length),
-      windows: {
-        timezone: settings.budgetTimezone,
-        weekStart: settings.budgetWeekStart,
-        monthStartDay: settings.budgetMonthStartDay,
-      },
+      windows: windowSettingsOf(settings),
       alerts: settings.alertThresholds
         ? alertConfig(
             [...settings.alertThresholds].sort((a, b) => a - b),

@@ -14,6 +14,17 @@ export interface WindowSettings {
 
 export const DEFAULT_WINDOW_SETTINGS: WindowSettings = { timezone: 'UTC', weekStart: 1, monthStartDay: 1 }
 
+/** The window settings as an organisation's settings row holds them. */
+export const windowSettingsOf = (settings: {
+  budgetTimezone: string
+  budgetWeekStart: number
+  budgetMonthStartDay: number
+}): WindowSettings => ({
+  timezone: settings.budgetTimezone,
+  weekStart: settings.budgetWeekStart,
+  monthStartDay: settings.budgetMonthStartDay,
+})
+
 export type Period = 'day' | 'week' | 'month' | 'seconds'
 
 export interface Window {

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { badRequest, conflict, notFound } from '../../errors'
+import { NANO_PER_USD } from '../../money/cost'
 import { PRICED_PROVIDERS } from '../../money/prices'
-import type { BudgetEnforcer, LimitState } from '../../spend/enforcer'
+import { type BudgetEnforcer, inUnit, type LimitState } from '../../spend/enforcer'
 import { budgetDeliveries, eventData } from '../../spend/notices'
 import { DEFAULT_ALERTS, type SpendPolicies } from '../../spend/policy'
-import { isTimezone } from '../../spend/windows'
+import { isTimezone, windowSettingsOf } from '../../spend/windows'
 import type { BudgetLimit, BudgetNotice, DowngradeMapping, Metric } from '../../store/repositories/budgets'
+import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
 import type {
   AlertConfigInput,
@@ -23,14 +25,11 @@ import type {
 type Scope = WindowLimitInput['scope']
 type WindowInput = WindowLimitInput['window']
 
-const NANO_PER_USD = 1e9
 /** The most a USD amount may be: its nano-USD fit the database's 64-bit integers with room to add. */
 const MAX_USD = 1e9
 const BREACHES_PAGE = 50
 /** A limit is shown as near its end from here, when the organisation set no alert threshold. */
 const WARNING_PERCENT = 80
-
-const inUnit = (metric: Metric, amount: number) => (metric === 'usd' ? amount / NANO_PER_USD : amount)
 
 /** A limit's amount as stored: nano-USD, or a whole number of tokens or requests. */
 function storedAmount(metric: Metric, limit: number): number {
@@ -44,6 +43,13 @@ function storedAmount(metric: Metric, limit: number): number {
 
 const periodOf = (window: WindowInput): Pick<BudgetLimit, 'period' | 'periodSeconds'> =>
   typeof window === 'string' ? { period: window, periodSeconds: 0 } : { period: 'seconds', periodSeconds: window.seconds }
+
+/** The alert config as the API shows it; the defaults when the organisation set none. */
+const alertConfigOf = (settings: Pick<OrganizationSettings, 'alertThresholds' | 'alertChannels'>) => ({
+  thresholds: settings.alertThresholds ?? [...DEFAULT_ALERTS.thresholds],
+  channels: settings.alertChannels ?? [...DEFAULT_ALERTS.channels],
+  configured: settings.alertThresholds !== null,
+})
 
 const view = (limit: BudgetLimit) => ({
   id: limit.id,
@@ -73,8 +79,8 @@ const noticeView = (n: BudgetNotice) => ({
   metric: n.metric,
   windowStart: n.windowStart?.toISOString() ?? null,
   threshold: n.threshold,
-  spent: n.spent === null ? null : inUnit((n.metric ?? 'usd') as Metric, n.spent),
-  limit: n.amount === null ? null : inUnit((n.metric ?? 'usd') as Metric, n.amount),
+  spent: n.spent === null ? null : inUnit(n.metric, n.spent),
+  limit: n.amount === null ? null : inUnit(n.metric, n.amount),
   message: n.message,
   createdBy: n.createdBy,
   createdAt: n.createdAt.toISOString(),
@@ -171,21 +177,23 @@ export class BudgetsService {
       ...(input.monthStartDay !== undefined ? { budgetMonthStartDay: input.monthStartDay } : {}),
     })
     this.policies.forget(principal.orgId)
-    return { timezone: settings.budgetTimezone, weekStart: settings.budgetWeekStart, monthStartDay: settings.budgetMonthStartDay }
+    return windowSettingsOf(settings)
   }
 
   async putAlertConfig(principal: Principal, input: AlertConfigInput) {
     const thresholds = [...input.thresholds].sort((a, b) => a - b)
     const channels = input.channels ?? ['webhook']
-    await this.store.org(principal.orgId).settings.update({ alertThresholds: thresholds, alertChannels: channels })
+    const settings = await this.store
+      .org(principal.orgId)
+      .settings.update({ alertThresholds: thresholds, alertChannels: channels })
     this.policies.forget(principal.orgId)
-    return { thresholds, channels, configured: true }
+    return alertConfigOf(settings)
   }
 
   async removeAlertConfig(principal: Principal) {
-    await this.store.org(principal.orgId).settings.update({ alertThresholds: null, alertChannels: null })
+    const settings = await this.store.org(principal.orgId).settings.update({ alertThresholds: null, alertChannels: null })
     this.policies.forget(principal.orgId)
-    return { thresholds: [...DEFAULT_ALERTS.thresholds], channels: [...DEFAULT_ALERTS.channels], configured: false }
+    return alertConfigOf(settings)
   }
 
   /** A mapping for the same `fromModel` is replaced: one model is downgraded to one other. */
@@ -231,16 +239,8 @@ export class BudgetsService {
     const org = this.store.org(principal.orgId)
     const [mappings, settings] = await Promise.all([org.downgradeMappings.list(), org.settings.get()])
     return {
-      windowSettings: {
-        timezone: settings.budgetTimezone,
-        weekStart: settings.budgetWeekStart,
-        monthStartDay: settings.budgetMonthStartDay,
-      },
-      alertConfig: {
-        thresholds: settings.alertThresholds ?? [...DEFAULT_ALERTS.thresholds],
-        channels: settings.alertChannels ?? [...DEFAULT_ALERTS.channels],
-        configured: settings.alertThresholds !== null,
-      },
+      windowSettings: windowSettingsOf(settings),
+      alertConfig: alertConfigOf(settings),
       downgradeMappings: mappings.map(mappingView),
     }
   }
