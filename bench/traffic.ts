@@ -183,6 +183,9 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       estimatedCostNano: null,
       ptb: random() < 0.05,
       country: COUNTRIES[Math.floor(random() * COUNTRIES.length)] ?? null,
+      attempts: null,
+      cached: false,
+      cacheSavedNano: null,
       error: failed ? failure.error : null,
       createdAt: new Date(at),
     }

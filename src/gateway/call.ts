@@ -3,6 +3,7 @@ import type { LimitVerdict } from '../limits/limiter'
 import type { ModelPrice } from '../money/prices'
 import type { UnitPrice } from '../money/unit-prices'
 import type { Hold } from '../spend/enforcer'
+import type { CallAttempt } from '../store/json-columns'
 import type { DispatchPath } from './dispatch-routes'
 import type { WireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
@@ -63,6 +64,10 @@ export interface CallFacts {
   readonly dispatched: boolean
   /** Why a call that reached its provider has no cost in gw's record, when gw knows it never will. */
   readonly unpriced?: string
+  /** Every provider call made so far: retries, other keys, fallback steps. */
+  readonly attempts?: readonly CallAttempt[]
+  /** Answered from the response cache: what the answer cost when it was first made. */
+  readonly cacheHit?: { savedNano: number | undefined }
   /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
   readonly limit?: LimitVerdict
   readonly requestBody: BodyCapture

@@ -18,6 +18,7 @@ import pg14 from '../../drizzle/pg/0014_request_log_rejects.sql' with { type: 't
 import pg15 from '../../drizzle/pg/0015_complete_invisible_woman.sql' with { type: 'text' }
 import pg16 from '../../drizzle/pg/0016_webhooks_integrations.sql' with { type: 'text' }
 import pg17 from '../../drizzle/pg/0017_spend_controls.sql' with { type: 'text' }
+import pg18 from '../../drizzle/pg/0018_routing.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -36,6 +37,7 @@ import sqlite14 from '../../drizzle/sqlite/0014_request_log_rejects.sql' with { 
 import sqlite15 from '../../drizzle/sqlite/0015_nice_white_queen.sql' with { type: 'text' }
 import sqlite16 from '../../drizzle/sqlite/0016_webhooks_integrations.sql' with { type: 'text' }
 import sqlite17 from '../../drizzle/sqlite/0017_spend_controls.sql' with { type: 'text' }
+import sqlite18 from '../../drizzle/sqlite/0018_routing.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -57,6 +59,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0015_nice_white_queen', sql: sqlite15 },
   { tag: '0016_webhooks_integrations', sql: sqlite16 },
   { tag: '0017_spend_controls', sql: sqlite17 },
+  { tag: '0018_routing', sql: sqlite18 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -78,4 +81,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0015_complete_invisible_woman', sql: pg15 },
   { tag: '0016_webhooks_integrations', sql: pg16 },
   { tag: '0017_spend_controls', sql: pg17 },
+  { tag: '0018_routing', sql: pg18 },
 ]

@@ -11,6 +11,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import type { CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
 
 // Kept table for table, column for column, with schema.sqlite.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects.
@@ -100,6 +101,8 @@ export const providerKeys = pgTable(
     sealedSecret: text('sealed_secret').notNull(),
     /** `maskSecret` of the secret, kept so that reads never need to decrypt. */
     hint: text('hint').notNull(),
+    /** Its share of the provider's calls among the organisation's keys; 0: used only when the others are cooling down. */
+    weight: integer('weight').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at').notNull(),
   },
@@ -212,6 +215,12 @@ export const requests = pgTable(
     error: text('error'),
     /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
     country: text('country'),
+    /** Every provider call the request took (retries, other keys, fallback steps), when it took more than one. */
+    attempts: jsonb('attempts').$type<CallAttempt[]>(),
+    /** Answered from gw's response cache: no provider was called, nothing was charged. */
+    cached: boolean('cached').notNull().default(false),
+    /** What a cached answer would have cost had the provider been called again. */
+    cacheSavedNano: bigint('cache_saved_nano', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -712,4 +721,26 @@ export const modelPrices = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('model_prices_identity_idx').on(t.orgId, t.provider, t.model, t.effectiveFrom)],
+)
+
+/**
+ * A fallback chain: calls naming `match_model` (an alias) are served by the first of its steps that
+ * answers. One chain per alias in an organisation.
+ */
+export const fallbackChains = pgTable(
+  'fallback_chains',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    matchModel: text('match_model').notNull(),
+    steps: jsonb('steps').$type<ChainStep[]>().notNull(),
+    triggers: jsonb('triggers').$type<ChainTriggers>(),
+    retry: jsonb('retry').$type<ChainRetry>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('fallback_chains_org_model_idx').on(t.orgId, t.matchModel)],
 )

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import type { CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
 
 // Kept table for table, column for column, with schema.pg.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects.
@@ -88,6 +89,8 @@ export const providerKeys = sqliteTable(
     sealedSecret: text('sealed_secret').notNull(),
     /** `maskSecret` of the secret, kept so that reads never need to decrypt. */
     hint: text('hint').notNull(),
+    /** Its share of the provider's calls among the organisation's keys; 0: used only when the others are cooling down. */
+    weight: integer('weight').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at').notNull(),
   },
@@ -200,6 +203,12 @@ export const requests = sqliteTable(
     error: text('error'),
     /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
     country: text('country'),
+    /** Every provider call the request took (retries, other keys, fallback steps), when it took more than one. */
+    attempts: text('attempts', { mode: 'json' }).$type<CallAttempt[]>(),
+    /** Answered from gw's response cache: no provider was called, nothing was charged. */
+    cached: integer('cached', { mode: 'boolean' }).notNull().default(false),
+    /** What a cached answer would have cost had the provider been called again. */
+    cacheSavedNano: integer('cache_saved_nano'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -700,4 +709,26 @@ export const modelPrices = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('model_prices_identity_idx').on(t.orgId, t.provider, t.model, t.effectiveFrom)],
+)
+
+/**
+ * A fallback chain: calls naming `match_model` (an alias) are served by the first of its steps that
+ * answers. One chain per alias in an organisation.
+ */
+export const fallbackChains = sqliteTable(
+  'fallback_chains',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    matchModel: text('match_model').notNull(),
+    steps: text('steps', { mode: 'json' }).$type<ChainStep[]>().notNull(),
+    triggers: text('triggers', { mode: 'json' }).$type<ChainTriggers>(),
+    retry: text('retry', { mode: 'json' }).$type<ChainRetry>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('fallback_chains_org_model_idx').on(t.orgId, t.matchModel)],
 )

@@ -33,6 +33,9 @@ export const requestRecord = (fields: Partial<RequestRecord> & Pick<RequestRecor
   ptb: true,
   error: null,
   country: null,
+  attempts: null,
+  cached: false,
+  cacheSavedNano: null,
   createdAt: new Date(Date.UTC(2026, 0, 1)),
   ...fields,
 })

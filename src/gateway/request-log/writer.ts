@@ -223,6 +223,9 @@ const RECORD_FIELDS = [
   'ptb',
   'error',
   'country',
+  'attempts',
+  'cached',
+  'cacheSavedNano',
   'createdAt',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>
 // A field added to RequestRecord and not to the list above fails to compile here.

@@ -93,6 +93,9 @@ function callRecord(
     ptb: facts.ptb,
     error: outcome.error ?? null,
     country: caller.country,
+    attempts: facts.attempts && facts.attempts.length > 1 ? [...facts.attempts] : null,
+    cached: facts.cacheHit !== undefined,
+    cacheSavedNano: facts.cacheHit?.savedNano ?? null,
     createdAt: new Date(facts.startedAt),
   }
 }

@@ -14,6 +14,7 @@ import {
   sql,
 } from 'drizzle-orm'
 import type { Database } from '../database'
+import type { CallAttempt } from '../json-columns'
 import { type Grouping, grouping } from '../grouping'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
@@ -52,6 +53,12 @@ export interface RequestRecord {
   ptb: boolean
   error: string | null
   country: string | null
+  /** Every provider call the request took, when it took more than one. */
+  attempts: CallAttempt[] | null
+  /** Answered from gw's response cache. */
+  cached: boolean
+  /** What a cached answer would have cost from the provider. */
+  cacheSavedNano: number | null
   createdAt: Date
 }
 
@@ -83,8 +90,8 @@ const BATCH_ROWS = 400
 export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: Database) => {
   // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
   // building multi-row statements (13 against 42 µs a record), and the writer does this all day. A
-  // placeholder of a JSON column would encode a null as the text 'null', so `properties` is bound as
-  // already-encoded text (or SQL NULL) instead.
+  // placeholder of a JSON column would encode a null as the text 'null', so the JSON columns are bound
+  // as already-encoded text (or SQL NULL) instead.
   let prepared: { run(values: Record<string, unknown>): { changes: number } } | undefined
   const insertPrepared = () =>
     (prepared ??= orm
@@ -92,6 +99,7 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
       .values({
         ...Object.fromEntries(Object.keys(getTableColumns(requests)).map((name) => [name, sql.placeholder(name)])),
         properties: sql`${sql.placeholder('properties')}`,
+        attempts: sql`${sql.placeholder('attempts')}`,
       } as never)
       .onConflictDoNothing()
       .prepare() as unknown as { run(values: Record<string, unknown>): { changes: number } })
@@ -146,6 +154,7 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
           const { changes } = statement.run({
             ...record,
             properties: record.properties === null ? null : JSON.stringify(record.properties),
+            attempts: record.attempts === null ? null : JSON.stringify(record.attempts),
           })
           if (changes > 0) written.add(record.id)
         }

@@ -1,0 +1,38 @@
+/**
+ * The shapes of the JSON columns both schemas declare, named once: the repositories and the code that
+ * writes these columns read them from here.
+ */
+
+/** One provider call a request made: a retry, another key, or a fallback step. */
+export interface CallAttempt {
+  provider: string
+  model: string
+  /** The provider's status; absent when no answer came (a timeout, a refused connection). */
+  httpStatus?: number
+  /** Why the attempt failed; absent for the one that served. */
+  error?: string
+  latencyMs: number
+}
+
+/** One step of a fallback chain: a model, and optionally the provider and the key that serve it. */
+export interface ChainStep {
+  model: string
+  provider?: 'openai' | 'anthropic'
+  providerKeyId?: string
+  /** How long this step may take to answer (its headers) before the next one is tried. */
+  timeoutMs?: number
+}
+
+/** When a chain moves on to its next step; absent fields take the defaults. */
+export interface ChainTriggers {
+  statusCodes?: number[]
+  timeout?: boolean
+  networkError?: boolean
+}
+
+/** Retries of one step before the next is tried. */
+export interface ChainRetry {
+  attempts: number
+  minDelayMs: number
+  maxDelayMs: number
+}
