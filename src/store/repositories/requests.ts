@@ -14,8 +14,8 @@ import {
   sql,
 } from 'drizzle-orm'
 import type { Database } from '../database'
-import type { CallAttempt } from '../json-columns'
 import { type Grouping, grouping } from '../grouping'
+import type { CallAttempt } from '../json-columns'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
 export interface RequestRecord {
