@@ -43,6 +43,7 @@ interface KeyView {
   name: string
   secret: string
   baseUrl: string | null
+  weight: number
 }
 
 for (const dialect of DIALECTS) {
@@ -120,6 +121,108 @@ for (const dialect of DIALECTS) {
       const other = await h.org('growth')
       expect((await h.request('GET', `/v1/vault/key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
       expect((await h.request('DELETE', `/v1/api-keys/provider-key/${mine?.id}`, { token: other.ownerSession })).status).toBe(404)
+    })
+
+    test('a weight is kept and shown; 1 when absent; changed by either update route', async () => {
+      const plain = (
+        (await (await add('/v1/vault/add', { provider: 'openai', name: 'w1', secret: SECRET })).json()) as {
+          data: KeyView
+        }
+      ).data
+      expect(plain.weight).toBe(1)
+      const created = await add('/v1/api-keys/provider-key', { provider: 'openai', name: 'w3', secret: SECRET, weight: 3 })
+      expect(created.status).toBe(201)
+      const heavy = ((await created.json()) as { data: KeyView }).data
+      expect(heavy.weight).toBe(3)
+      const standby = await add('/v1/vault/add', { provider: 'openai', name: 'w0', secret: SECRET, weight: 0 })
+      expect(((await standby.json()) as { data: KeyView }).data.weight).toBe(0)
+
+      const read = await h.request('GET', `/v1/vault/key/${heavy.id}`, { token: org.ownerSession })
+      expect(((await read.json()) as { data: KeyView }).data.weight).toBe(3)
+      const listed = (
+        (await (await h.request('GET', '/v1/api-keys/provider-keys', { token: org.ownerSession })).json()) as {
+          data: KeyView[]
+        }
+      ).data
+      expect(listed.find((k) => k.id === plain.id)?.weight).toBe(1)
+
+      for (const [path, weight] of [
+        [`/v1/api-keys/provider-key/${plain.id}`, 1000],
+        [`/v1/vault/update/${plain.id}`, 0],
+      ] as const) {
+        const changed = await h.request('PATCH', path, { token: org.ownerSession, body: { weight } })
+        expect(changed.status).toBe(200)
+        expect(((await changed.json()) as { data: KeyView }).data).toMatchObject({ weight, name: 'w1', secret: 'sk-o…CRET' })
+        expect((await h.store.org(org.orgId).providerKeys.get(plain.id))?.weight).toBe(weight)
+      }
+    })
+
+    test('a weight that is no integer from 0 to 1000 is a 400 that stores and changes nothing', async () => {
+      const [existing] = await h.store.org(org.orgId).providerKeys.list()
+      const id = existing?.id as string
+      const before = JSON.stringify(await h.store.org(org.orgId).providerKeys.list())
+      for (const weight of [-1, 1001, 1.5, 'x', null, true]) {
+        for (const path of ['/v1/api-keys/provider-key', '/v1/vault/add']) {
+          const refused = await add(path, { provider: 'openai', name: 'bad weight', secret: SECRET, weight })
+          expect(refused.status).toBe(400)
+          expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('weight')
+        }
+        for (const path of [`/v1/api-keys/provider-key/${id}`, `/v1/vault/update/${id}`]) {
+          const refused = await h.request('PATCH', path, { token: org.ownerSession, body: { name: 'renamed', weight } })
+          expect(refused.status).toBe(400)
+        }
+      }
+      expect(JSON.stringify(await h.store.org(org.orgId).providerKeys.list())).toBe(before)
+    })
+
+    test('keysFor: every key of that provider, newest first, of that organisation only; a change is seen at once', async () => {
+      const own = await h.org('growth')
+      const other = await h.org('growth')
+      const ids: string[] = []
+      for (const [name, weight] of [
+        ['first', 2],
+        ['second', 0],
+      ] as const) {
+        const created = await h.request('POST', '/v1/vault/add', {
+          token: own.ownerSession,
+          body: { provider: 'anthropic', name, secret: `${SECRET}-${name}`, weight },
+        })
+        ids.push(((await created.json()) as { data: KeyView }).data.id)
+        // Keys made in one millisecond would be ordered by id, not by age.
+        await Bun.sleep(3)
+      }
+      await h.request('POST', '/v1/vault/add', {
+        token: own.ownerSession,
+        body: { provider: 'openai', name: 'elsewhere', secret: SECRET },
+      })
+      await h.request('POST', '/v1/vault/add', {
+        token: other.ownerSession,
+        body: { provider: 'anthropic', name: 'theirs', secret: SECRET },
+      })
+
+      const [first, second] = ids as [string, string]
+      const keys = await h.services.providerKeys.keysFor(own.orgId, 'anthropic')
+      expect(keys.map((k) => k.id)).toEqual([second, first])
+      for (const key of keys) {
+        const name = key.id === first ? 'first' : 'second'
+        expect(key).toMatchObject({ provider: 'anthropic', apiKey: `${SECRET}-${name}`, weight: name === 'first' ? 2 : 0 })
+      }
+      expect(await h.services.providerKeys.keysFor(other.orgId, 'openai')).toEqual([])
+      expect((await h.services.providerKeys.keysFor(other.orgId, 'anthropic')).map((k) => k.apiKey)).toEqual([SECRET])
+
+      // Cached for a second, but a change through the service is seen by the next read.
+      const changed = await h.request('PATCH', `/v1/vault/update/${second}`, {
+        token: own.ownerSession,
+        body: { weight: 5 },
+      })
+      expect(changed.status).toBe(200)
+      expect((await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).find((k) => k.id === second)?.weight).toBe(5)
+      await h.request('DELETE', `/v1/api-keys/provider-key/${first}`, { token: own.ownerSession })
+      expect((await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).map((k) => k.id)).toEqual([second])
+      // What a caller does to its list is its own.
+      const mine = await h.services.providerKeys.keysFor(own.orgId, 'anthropic')
+      mine.length = 0
+      expect(await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).toHaveLength(1)
     })
 
     test('the log of the whole exchange, with a call on the own key, holds no secret', async () => {

@@ -75,10 +75,14 @@ export interface OrgProviderKey {
   apiKey: string
   /** Absent: the operator's base URL for that provider. */
   baseUrl: string | null
+  /** Its share of the provider's calls among the organisation's keys; 0: a standby key. */
+  weight: number
 }
 
 /** Where the gateway finds an organisation's own keys; the provider-keys module implements it. */
 export interface OrgKeySource {
   newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null>
+  /** Every key of the organisation for a provider, newest first (none: an empty list). */
+  keysFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey[]>
   byId(orgId: string, id: string): Promise<OrgProviderKey | null>
 }

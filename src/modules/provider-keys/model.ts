@@ -2,6 +2,15 @@ import { t } from 'elysia'
 
 const Provider = t.Union([t.Literal('openai'), t.Literal('anthropic')], { error: 'provider must be openai or anthropic' })
 const BaseUrl = t.String({ pattern: '^https?://', maxLength: 2000, error: 'baseUrl must be an http:// or https:// URL' })
+/** Shares are relative, so 1000 is room enough to express any split (0.1% steps) without absurd values. */
+const MAX_WEIGHT = 1_000
+const Weight = t.Integer({
+  minimum: 0,
+  maximum: MAX_WEIGHT,
+  description:
+    "the key's share of its provider's calls among the organisation's keys; 0: a standby key, used only when every weighted key is cooling down. 1 by default",
+  error: `weight must be an integer from 0 to ${MAX_WEIGHT}`,
+})
 
 export const CreateProviderKeyBody = t.Object(
   {
@@ -9,6 +18,7 @@ export const CreateProviderKeyBody = t.Object(
     name: t.String({ minLength: 1, maxLength: 200 }),
     secret: t.String({ minLength: 1, maxLength: 4096 }),
     baseUrl: t.Optional(BaseUrl),
+    weight: t.Optional(Weight),
   },
   { additionalProperties: false },
 )
@@ -18,6 +28,7 @@ export const UpdateProviderKeyBody = t.Object(
     name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
     secret: t.Optional(t.String({ minLength: 1, maxLength: 4096 })),
     baseUrl: t.Optional(t.Union([BaseUrl, t.Null()])),
+    weight: t.Optional(Weight),
   },
   { additionalProperties: false },
 )
@@ -34,6 +45,7 @@ export const ProviderKey = t.Object({
   provider: t.Union([t.Literal('openai'), t.Literal('anthropic')]),
   name: t.String(),
   baseUrl: t.Nullable(t.String()),
+  weight: t.Integer(),
   secret: t.String({ description: 'masked: enough to recognise the key, never the key' }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),

@@ -16,6 +16,7 @@ const view = (key: ProviderKeyRecord) => ({
   provider: key.provider,
   name: key.name,
   baseUrl: key.baseUrl,
+  weight: key.weight,
   secret: key.hint,
   createdAt: key.createdAt.toISOString(),
   updatedAt: key.updatedAt.toISOString(),
@@ -23,17 +24,22 @@ const view = (key: ProviderKeyRecord) => ({
 
 /** The gateway reads an organisation's provider keys this fresh; a change is in force within a second everywhere. */
 const CREDENTIALS_CACHE_MS = 1_000
+const CACHED_ENTRIES = 100_000
 const byIdKey = (orgId: string, id: string) => `${orgId}#${id}`
+const byProviderKey = (orgId: string, provider: ProviderName) => `${orgId}:${provider}`
 
 export class ProviderKeysService implements OrgKeySource {
   private readonly cache: TtlCache<string, OrgProviderKey | null>
+  /** A provider's keys of one organisation, as one entry: a change to any of them drops it. */
+  private readonly lists: TtlCache<string, readonly OrgProviderKey[]>
 
   constructor(
     private readonly store: Store,
     private readonly vault: Vault,
     private readonly now: () => number = Date.now,
   ) {
-    this.cache = new TtlCache(100_000, CREDENTIALS_CACHE_MS, now)
+    this.cache = new TtlCache(CACHED_ENTRIES, CREDENTIALS_CACHE_MS, now)
+    this.lists = new TtlCache(CACHED_ENTRIES, CREDENTIALS_CACHE_MS, now)
   }
 
   async list(principal: Principal) {
@@ -57,20 +63,22 @@ export class ProviderKeysService implements OrgKeySource {
       baseUrl: input.baseUrl ?? null,
       sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
       hint: maskSecret(input.secret),
+      weight: input.weight ?? 1,
       createdAt: now,
       updatedAt: now,
     }
     await this.store.org(principal.orgId).providerKeys.create(key)
-    this.cache.delete(`${principal.orgId}:${key.provider}`)
+    this.forget(principal.orgId, key.provider)
     return view(key)
   }
 
   async update(principal: Principal, id: string, input: UpdateProviderKeyInput) {
-    if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined)
-      throw nothingToChange('name, secret, baseUrl')
+    if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined && input.weight === undefined)
+      throw nothingToChange('name, secret, baseUrl, weight')
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+      ...(input.weight !== undefined ? { weight: input.weight } : {}),
       ...(input.secret !== undefined
         ? {
             sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
@@ -81,8 +89,7 @@ export class ProviderKeysService implements OrgKeySource {
     }
     const updated = await this.store.org(principal.orgId).providerKeys.update(id, change)
     if (!updated) throw notFound('provider key')
-    this.cache.delete(`${principal.orgId}:${updated.provider}`)
-    this.cache.delete(byIdKey(principal.orgId, id))
+    this.forget(principal.orgId, updated.provider, id)
     return view(updated)
   }
 
@@ -91,20 +98,31 @@ export class ProviderKeysService implements OrgKeySource {
     if (!existing) throw notFound('provider key')
     // The key and its proxy keys go together.
     await this.store.transaction((tx) => tx.org(principal.orgId).providerKeys.delete(id))
-    this.cache.delete(`${principal.orgId}:${existing.provider}`)
-    this.cache.delete(byIdKey(principal.orgId, id))
+    this.forget(principal.orgId, existing.provider, id)
     return { id, deleted: true as const }
   }
 
   /** The organisation's newest key for a provider (BYOK), or null when it has none. */
   async newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null> {
-    const cacheKey = `${orgId}:${provider}`
+    const cacheKey = byProviderKey(orgId, provider)
     const cached = this.cache.get(cacheKey)
     if (cached !== undefined) return cached
     const key = await this.store.org(orgId).providerKeys.newestFor(provider)
     const opened = key ? this.open(key) : null
     this.cache.set(cacheKey, opened)
     return opened
+  }
+
+  /** Every key of the organisation for a provider, newest first: what the gateway balances calls over. */
+  async keysFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey[]> {
+    const cacheKey = byProviderKey(orgId, provider)
+    let keys = this.lists.get(cacheKey)
+    if (keys === undefined) {
+      keys = (await this.store.org(orgId).providerKeys.listFor(provider)).map((key) => this.open(key))
+      this.lists.set(cacheKey, keys)
+    }
+    // A copy: a caller that sorts or filters its list must not change the next caller's.
+    return [...keys]
   }
 
   /** One key of the organisation, for a proxy key bound to it (every call of that key asks). */
@@ -118,12 +136,20 @@ export class ProviderKeysService implements OrgKeySource {
     return opened
   }
 
+  /** A change to a key drops every cached view it appears in, on this instance (others within the second). */
+  private forget(orgId: string, provider: ProviderName, id?: string): void {
+    this.cache.delete(byProviderKey(orgId, provider))
+    this.lists.delete(byProviderKey(orgId, provider))
+    if (id !== undefined) this.cache.delete(byIdKey(orgId, id))
+  }
+
   private open(key: ProviderKeyRecord): OrgProviderKey {
     return {
       id: key.id,
       provider: key.provider,
       apiKey: this.vault.open(key.sealedSecret, sealContext(key)),
       baseUrl: key.baseUrl,
+      weight: key.weight,
     }
   }
 }

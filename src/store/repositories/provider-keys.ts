@@ -10,6 +10,8 @@ export interface ProviderKeyRecord {
   baseUrl: string | null
   sealedSecret: string
   hint: string
+  /** The key's share of its provider's calls among the organisation's keys; 0: a standby key. */
+  weight: number
   createdAt: Date
   updatedAt: Date
 }
@@ -43,9 +45,17 @@ export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } 
         .limit(1)
       return row
     },
+    /** Every key of a provider, newest first: the keys the gateway balances a provider's calls over. */
+    async listFor(provider: ProviderKeyRecord['provider']): Promise<ProviderKeyRecord[]> {
+      return orm
+        .select()
+        .from(providerKeys)
+        .where(key.where(eq(providerKeys.provider, provider)))
+        .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
+    },
     async update(
       id: string,
-      change: Partial<Pick<ProviderKeyRecord, 'name' | 'baseUrl' | 'sealedSecret' | 'hint' | 'updatedAt'>>,
+      change: Partial<Pick<ProviderKeyRecord, 'name' | 'baseUrl' | 'sealedSecret' | 'hint' | 'weight' | 'updatedAt'>>,
     ): Promise<ProviderKeyRecord | undefined> {
       const [row] = await orm
         .update(providerKeys)
