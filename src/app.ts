@@ -16,6 +16,7 @@ import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
 import { PROVIDERS } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
+import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
 import { storableUrl } from './http/storable-text'
@@ -94,6 +95,8 @@ export interface AppDeps {
   limiterStore: LimiterStore
   /** Where budgets count spend and holds; in process when absent. */
   spendStore?: SpendStore
+  /** Which provider keys are cooling down; in process when absent, on Redis to share it between instances. */
+  keyHealth?: KeyHealth
   invalidations: InvalidationBus
   /** DNS TXT lookups for SSO domain checks; the system resolver when absent. */
   txtResolver?: TxtResolver
@@ -124,6 +127,7 @@ export function createServices(deps: AppDeps) {
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const vault = new Vault(deps.serverSecret)
   const providerKeys = new ProviderKeysService(deps.store, vault, deps.now)
+  const keyHealth = deps.keyHealth ?? new MemoryKeyHealth(deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
   const prices = new PriceBook(deps.store, deps.now)
   const spendPolicies = new SpendPolicies(deps.store, deps.now)
@@ -193,6 +197,8 @@ export function createServices(deps: AppDeps) {
     modelPrices: new ModelPricesService(deps.store, prices, deps.now),
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
+    /** Which provider keys (and operator endpoints, `operatorKeyId`) are cooling down; `pickKey` chooses with it. */
+    keyHealth,
     mcpConnections: new McpConnectionsView(deps.store),
     audit: new AuditService(deps.store, deps.log, deps.now),
     /** Sends the webhook outbox; `gw serve` starts it and stops it on shutdown. */

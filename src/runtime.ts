@@ -8,6 +8,8 @@ import { EgressPolicy } from './egress/policy'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { RequestLog } from './gateway/request-log/request-log'
 import { ThreadedLogWriter, writeEntries } from './gateway/request-log/writer'
+import { FailoverKeyHealth, type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
+import { RedisKeyHealth } from './gateway/routing/redis-key-health'
 import { FailoverLimiterStore } from './limits/failover-store'
 import { RedisLimiterStore } from './limits/redis-store'
 import { type LimiterStore, MemoryLimiterStore } from './limits/store'
@@ -84,6 +86,8 @@ export interface RedisStores {
   limiterStore: FailoverLimiterStore
   spendStore: FailoverSpendStore
   meta: FailoverMetaStore
+  /** Provider keys' cool-downs, seen by every instance. */
+  keyHealth: FailoverKeyHealth
   invalidations: RedisInvalidationBus
   probes: HealthProbe[]
 }
@@ -111,16 +115,20 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
     onChange: (open, cause) => {
       if (open)
         log.warn(
-          'redis unavailable: limits are enforced per instance, request metadata is kept per instance and credential changes reach this instance only, until it answers again',
+          'redis unavailable: limits are enforced per instance, request metadata and provider key cool-downs are kept per instance and credential changes reach this instance only, until it answers again',
           { error: connectionError ?? messageOf(cause) },
         )
-      else log.info('redis answers again: limits, request metadata and credential changes are shared across instances again')
+      else
+        log.info(
+          'redis answers again: limits, request metadata, provider key cool-downs and credential changes are shared across instances again',
+        )
     },
   })
   if (client.status !== 'ready') breaker.trip(new Error(`no connection (${client.status})`))
   const limiterStore = new FailoverLimiterStore(new RedisLimiterStore(client), new MemoryLimiterStore(now), breaker)
   const spendStore = new FailoverSpendStore(new RedisSpendStore(client), new MemorySpendStore(), breaker)
   const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(undefined, now), breaker)
+  const keyHealth = new FailoverKeyHealth(new RedisKeyHealth(client), new MemoryKeyHealth(now), breaker)
   const invalidations = new RedisInvalidationBus(client, log, breaker)
   // Redis is not required to serve, so each of these degrades the health, never downs it. The Redis
   // probe goes through the breaker too: while it is open the answer is known without asking Redis.
@@ -138,7 +146,7 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
         ),
     },
   ]
-  return { client, breaker, limiterStore, spendStore, meta, invalidations, probes }
+  return { client, breaker, limiterStore, spendStore, meta, keyHealth, invalidations, probes }
 }
 
 export interface RuntimeOptions {
@@ -170,12 +178,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   let meta: MetaStore = new MemoryMetaStore()
   let limiterStore: LimiterStore = new MemoryLimiterStore()
   let spendStore: SpendStore = new MemorySpendStore()
+  let keyHealth: KeyHealth = new MemoryKeyHealth()
   let invalidations: InvalidationBus = new LocalInvalidationBus()
   const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
   if (redis) {
     meta = redis.meta
     limiterStore = redis.limiterStore
     spendStore = redis.spendStore
+    keyHealth = redis.keyHealth
     invalidations = redis.invalidations
     probes.push(...redis.probes)
   }
@@ -202,6 +212,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       requestLog,
       limiterStore,
       spendStore,
+      keyHealth,
       invalidations,
       usersFeature: config.usersFeature,
       egress: new EgressPolicy(config.egress),

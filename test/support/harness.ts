@@ -10,6 +10,7 @@ import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
 import { RequestLog } from '../../src/gateway/request-log/request-log'
 import { writeEntries } from '../../src/gateway/request-log/writer'
+import type { KeyHealth } from '../../src/gateway/routing/key-health'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
 import { type Logger, silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
@@ -99,6 +100,8 @@ export interface HarnessOptions {
   limiterStore?: LimiterStore
   /** Where budgets count: in process when absent; Redis to share them between harnesses. */
   spendStore?: SpendStore
+  /** Which provider keys are cooling down: in process when absent; Redis to share it between harnesses. */
+  keyHealth?: KeyHealth
   invalidations?: InvalidationBus
   txtResolver?: (name: string) => Promise<string[][]>
   usersFeature?: boolean
@@ -137,6 +140,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     requestLog,
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
     spendStore: options.spendStore,
+    keyHealth: options.keyHealth,
     invalidations: options.invalidations ?? new LocalInvalidationBus(),
     txtResolver: options.txtResolver,
     usersFeature: options.usersFeature,
