@@ -58,6 +58,20 @@ function faultOf(error: object): StoreFault | undefined {
   return undefined
 }
 
+/**
+ * Whether a statement failed on a unique index (Postgres 23505, SQLite's UNIQUE constraint): the row
+ * it would write clashes with one that exists. Read through the causes, as `storeFault` reads them.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  let cause = error
+  for (let depth = 0; depth < 4 && typeof cause === 'object' && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code
+    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE') return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
 /** The database could not serve a request now: the API's 503 `unavailable`, with a Retry-After. */
 export class StoreUnavailableError extends Error {
   constructor(override readonly cause: unknown) {

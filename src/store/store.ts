@@ -5,6 +5,7 @@ import { budgetActionsRepository } from './repositories/budget-actions'
 import { budgetLimitsRepository, budgetNoticesRepository, downgradeMappingsRepository } from './repositories/budgets'
 import { a2aCallsRepository, mcpToolCallsRepository } from './repositories/calls'
 import { apiKeysRepository, credentialsRepository, sessionsRepository } from './repositories/credentials'
+import { fallbackChainsRepository } from './repositories/fallback-chains'
 import { feedbackRepository } from './repositories/feedback'
 import { integrationSealsRepository, integrationsRepository } from './repositories/integrations'
 import { invitesRepository, inviteTokensRepository } from './repositories/invites'
@@ -55,6 +56,7 @@ const ORG_REPOSITORIES = {
   budgetLimits: budgetLimitsRepository,
   downgradeMappings: downgradeMappingsRepository,
   budgetNotices: budgetNoticesRepository,
+  fallbackChains: fallbackChainsRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
