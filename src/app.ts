@@ -14,8 +14,9 @@ import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
-import { PROVIDERS } from './gateway/providers/registry'
+import { PROVIDERS, resolveModel } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
+import { DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './gateway/routing/chains'
 import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
@@ -35,6 +36,8 @@ import { AuthService } from './modules/auth/service'
 import { BudgetActionViews } from './modules/budgets/actions'
 import { budgetRoutes } from './modules/budgets/routes'
 import { BudgetsService } from './modules/budgets/service'
+import { fallbackChainRoutes } from './modules/fallback-chains/routes'
+import { FallbackChainsService } from './modules/fallback-chains/service'
 import { gatewayInfoRoutes } from './modules/gateway-info/routes'
 import { healthRoutes } from './modules/health/routes'
 import { HealthService } from './modules/health/service'
@@ -152,6 +155,11 @@ export function createServices(deps: AppDeps) {
   })
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodyLimits = { maxBodyBytes, budget: new BodyBudget(BODIES_IN_FLIGHT * maxBodyBytes) }
+  const fallbackChains = new FallbackChainsService(
+    deps.store,
+    { resolveModel, defaultStatuses: DEFAULT_FALLBACK_STATUSES, neverStatuses: NEVER_FALLBACK_STATUSES },
+    deps.now,
+  )
   const gateway = new Gateway({
     config: deps.gateway,
     store: deps.store,
@@ -188,6 +196,8 @@ export function createServices(deps: AppDeps) {
     relayedCalls: new RelayedCallViews(deps.store, deps.now),
     budgetActions: new BudgetActionViews(deps.store, deps.now),
     budgets: new BudgetsService(deps.store, spendPolicies, budgets, deps.now),
+    /** The organisations' fallback chains, and the gateway's reader of them (`ChainSource.chainFor`). */
+    fallbackChains,
     sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
@@ -305,6 +315,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(securityRoutes(gate, services.security))
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions, services.budgets))
+    .use(fallbackChainRoutes(gate, services.fallbackChains))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
     .use(webhookRoutes(gate, services.webhooks))
     .use(integrationRoutes(gate, services.integrations))

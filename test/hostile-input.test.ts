@@ -231,6 +231,12 @@ class World implements IdSource {
     if (providerKeyId)
       await create('POST', '/v1/api-keys/proxy-key', { providerKeyId, name: 'seed proxy key' }, ['proxyKeyId', 'apiKeyId'])
     await create('POST', '/v1/filter', { name: 'seed view', filter: 'all' }, ['id', 'filterId'])
+    await create(
+      'POST',
+      '/v1/gateway/fallback-chains',
+      { name: 'seed chain', match: { model: 'seed-alias' }, steps: [{ model: 'gpt-4o' }] },
+      ['chainId'],
+    )
     const chat = await this.h.request('POST', '/v1/chat/completions', {
       token: org.apiKey,
       body: validDispatchBody('/v1/chat/completions'),

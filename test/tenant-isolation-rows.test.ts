@@ -30,6 +30,7 @@ const PARAM_KINDS: Record<string, Kind> = {
   webhookId: 'webhook',
   integrationId: 'integration',
   mappingId: 'downgradeMapping',
+  chainId: 'fallbackChain',
 }
 /** `{id}` says nothing by itself: the route it sits in does (an organisation's own `{id}` is handled apart). */
 const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
@@ -408,6 +409,8 @@ for (const dialect of DIALECTS) {
           'POST /v1/organization/{id}/update_owner',
           'POST /v1/organization/{id}/update_filter',
           'POST /v1/api-keys/proxy-key',
+          'PUT /v1/gateway/fallback-chains/{chainId}',
+          'DELETE /v1/gateway/fallback-chains/{chainId}',
         ]),
       )
     })

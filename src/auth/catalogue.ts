@@ -289,6 +289,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/model-prices', 'org.read'],
   // What budgets follow: the spec sets the calendar windows, alerts and downgrades, and reads none back.
   ['GET', '/v1/budget/settings', 'reports.read'],
+  // What an organisation's fallback chains are: the spec can create, replace and delete them, not list them.
+  ['GET', '/v1/gateway/fallback-chains', 'org.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

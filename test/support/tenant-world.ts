@@ -23,6 +23,7 @@ export type Kind =
   | 'windowLimit'
   | 'velocityLimit'
   | 'downgradeMapping'
+  | 'fallbackChain'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -105,6 +106,11 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
   })
   const velocityLimit = await as('PUT', '/v1/budget/velocity-limit', { scope: { kind: 'org' }, maxUsd: 1000, windowSeconds: 60 })
   const mapping = await as('POST', '/v1/budget/downgrade-mappings', { fromModel: `model-of-${tag}`, toModel: 'gpt-4o-mini' })
+  const chain = await as('POST', '/v1/gateway/fallback-chains', {
+    name: `chain-of-${tag}`,
+    match: { model: `alias-of-${tag}` },
+    steps: [{ model: 'gpt-4o', providerKeyId: str(providerKey, 'id') }, { model: 'claude-haiku-4-5' }],
+  })
   await as('PUT', '/v1/model-prices', {
     provider: 'openai',
     model: `model-of-${tag}`,
@@ -164,6 +170,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     windowLimit: [str(windowLimit, 'id')],
     velocityLimit: [str(velocityLimit, 'id')],
     downgradeMapping: [str(mapping, 'id')],
+    fallbackChain: [str(chain, 'id')],
     request: requests,
     session: [session],
     property: [property],
