@@ -185,6 +185,7 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       country: COUNTRIES[Math.floor(random() * COUNTRIES.length)] ?? null,
       attempts: null,
       cached: false,
+      fallbackChainId: null,
       cacheSavedNano: null,
       error: failed ? failure.error : null,
       createdAt: new Date(at),

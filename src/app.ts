@@ -9,6 +9,8 @@ import { Vault } from './auth/vault'
 import { Deliverer, type DelivererOptions } from './egress/deliverer'
 import { EgressPolicy } from './egress/policy'
 import type { ServiceUrls } from './egress/services'
+import { MemoryResponseCache } from './gateway/cache/memory'
+import type { ResponseCache } from './gateway/cache/store'
 import { DISPATCH_PATHS, DISPATCH_ROUTES, type DispatchPath, PROVIDER_APIS, type ProviderApi } from './gateway/dispatch-routes'
 import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
@@ -100,6 +102,8 @@ export interface AppDeps {
   spendStore?: SpendStore
   /** Which provider keys are cooling down; in process when absent, on Redis to share it between instances. */
   keyHealth?: KeyHealth
+  /** Answers kept for identical calls (the response cache); in process, 64 MiB, when absent. */
+  responseCache?: ResponseCache
   invalidations: InvalidationBus
   /** DNS TXT lookups for SSO domain checks; the system resolver when absent. */
   txtResolver?: TxtResolver
@@ -118,6 +122,7 @@ export interface AppDeps {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024
 /** Bodies held at once, in maximum-size bodies: room for a few of the largest, and for thousands of usual ones. */
 const BODIES_IN_FLIGHT = 4
 
@@ -160,6 +165,7 @@ export function createServices(deps: AppDeps) {
     { resolveModel, defaultStatuses: DEFAULT_FALLBACK_STATUSES, neverStatuses: NEVER_FALLBACK_STATUSES },
     deps.now,
   )
+  const responseCache = deps.responseCache ?? new MemoryResponseCache({ maxBytes: DEFAULT_CACHE_BYTES })
   const gateway = new Gateway({
     config: deps.gateway,
     store: deps.store,
@@ -170,6 +176,9 @@ export function createServices(deps: AppDeps) {
     bodies: settings,
     meta: deps.meta,
     requestLog: deps.requestLog,
+    chains: fallbackChains,
+    keyHealth,
+    cache: responseCache,
     log: deps.log,
     now: deps.now,
   })

@@ -49,6 +49,12 @@ const VARIABLES = {
       'the largest request body a gateway call may send, in bytes (management routes take at most 1 MiB); gw holds at most four such bodies at once, and further calls wait their turn',
     fallback: String(32 * 1024 * 1024),
   },
+  GW_CACHE_MAX_BYTES: {
+    schema: Type.String({ pattern: '^[1-9][0-9]{0,10}$' }),
+    allowed:
+      'the bytes the in-process response cache may hold (least recently used answers go first); an answer larger than an eighth of it, or than 4 MiB, is not kept. Unused when GW_REDIS_URL is set: the cache is in Redis',
+    fallback: String(64 * 1024 * 1024),
+  },
   GW_USERS_FEATURE: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
     allowed: 'on or off (per-user traffic views, spec 4.5)',
@@ -109,6 +115,8 @@ export interface Config {
   metaTtlSeconds: number
   upstreamTimeoutSeconds: number
   maxBodyBytes: number
+  /** The in-process response cache's bound (GW_CACHE_MAX_BYTES). */
+  cacheMaxBytes: number
   usersFeature: boolean
   countryHeader?: string
   /** Where callers reach gw (GW_PUBLIC_URL): the links gw hands out point there. */
@@ -181,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),
+    cacheMaxBytes: Number(required(env, 'GW_CACHE_MAX_BYTES')),
     usersFeature: required(env, 'GW_USERS_FEATURE') === 'on',
     countryHeader: read(env, 'GW_COUNTRY_HEADER')?.toLowerCase(),
     publicUrl: read(env, 'GW_PUBLIC_URL')?.replace(/\/+$/, ''),

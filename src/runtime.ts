@@ -5,6 +5,9 @@ import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
 import type { Config } from './config'
 import { EgressPolicy } from './egress/policy'
+import { MemoryResponseCache } from './gateway/cache/memory'
+import { RedisResponseCache } from './gateway/cache/redis'
+import type { ResponseCache } from './gateway/cache/store'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { RequestLog } from './gateway/request-log/request-log'
 import { ThreadedLogWriter, writeEntries } from './gateway/request-log/writer'
@@ -88,6 +91,8 @@ export interface RedisStores {
   meta: FailoverMetaStore
   /** Provider keys' cool-downs, seen by every instance. */
   keyHealth: FailoverKeyHealth
+  /** Answers kept for identical calls, shared by every instance (a miss while Redis is away). */
+  responseCache: RedisResponseCache
   invalidations: RedisInvalidationBus
   probes: HealthProbe[]
 }
@@ -130,6 +135,7 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
   const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(undefined, now), breaker)
   const keyHealth = new FailoverKeyHealth(new RedisKeyHealth(client), new MemoryKeyHealth(now), breaker)
   const invalidations = new RedisInvalidationBus(client, log, breaker)
+  const responseCache = new RedisResponseCache(client, { breaker })
   // Redis is not required to serve, so each of these degrades the health, never downs it. The Redis
   // probe goes through the breaker too: while it is open the answer is known without asking Redis.
   const probes: HealthProbe[] = [
@@ -146,7 +152,7 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
         ),
     },
   ]
-  return { client, breaker, limiterStore, spendStore, meta, keyHealth, invalidations, probes }
+  return { client, breaker, limiterStore, spendStore, meta, keyHealth, responseCache, invalidations, probes }
 }
 
 export interface RuntimeOptions {
@@ -179,6 +185,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   let limiterStore: LimiterStore = new MemoryLimiterStore()
   let spendStore: SpendStore = new MemorySpendStore()
   let keyHealth: KeyHealth = new MemoryKeyHealth()
+  let responseCache: ResponseCache = new MemoryResponseCache({ maxBytes: config.cacheMaxBytes })
   let invalidations: InvalidationBus = new LocalInvalidationBus()
   const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
   if (redis) {
@@ -186,6 +193,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     limiterStore = redis.limiterStore
     spendStore = redis.spendStore
     keyHealth = redis.keyHealth
+    responseCache = redis.responseCache
     invalidations = redis.invalidations
     probes.push(...redis.probes)
   }
@@ -213,6 +221,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       limiterStore,
       spendStore,
       keyHealth,
+      responseCache,
       invalidations,
       usersFeature: config.usersFeature,
       egress: new EgressPolicy(config.egress),

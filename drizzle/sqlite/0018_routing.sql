@@ -15,4 +15,5 @@ CREATE UNIQUE INDEX `fallback_chains_org_model_idx` ON `fallback_chains` (`org_i
 ALTER TABLE `provider_keys` ADD `weight` integer DEFAULT 1 NOT NULL;--> statement-breakpoint
 ALTER TABLE `requests` ADD `attempts` text;--> statement-breakpoint
 ALTER TABLE `requests` ADD `cached` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `requests` ADD `fallback_chain_id` text;--> statement-breakpoint
 ALTER TABLE `requests` ADD `cache_saved_nano` integer;

@@ -64,10 +64,14 @@ export interface CallFacts {
   readonly dispatched: boolean
   /** Why a call that reached its provider has no cost in gw's record, when gw knows it never will. */
   readonly unpriced?: string
+  /** The fallback chain serving the call, when its model is a chain's alias. */
+  readonly chainId?: string
   /** Every provider call made so far: retries, other keys, fallback steps. */
   readonly attempts?: readonly CallAttempt[]
   /** Answered from the response cache: what the answer cost when it was first made. */
   readonly cacheHit?: { savedNano: number | undefined }
+  /** Whether the response cache had an answer, when the caller asked it: the Gw-Cache header. */
+  readonly cacheStatus?: 'HIT' | 'MISS'
   /** The rate limiter's verdict, once asked: its figures go out in the Gw-RateLimit-* headers. */
   readonly limit?: LimitVerdict
   readonly requestBody: BodyCapture

@@ -1,21 +1,29 @@
 /**
  * The gateway's request path, top to bottom: `dispatch` reads as its steps, each a function of
- * `steps/` that takes what it needs and hands back what it learnt. The HTTP entry (entry.ts) has
- * authenticated the caller and read the body; here the call is read, its model resolved, its
- * credentials chosen, its cost estimated, its limits and credits checked, the provider called, the
- * answer relayed (translated when the formats differ), and the call settled: priced, charged,
- * recorded, and its metadata kept.
+ * `steps/` (or of `routing/` and `cache/`) that takes what it needs and hands back what it learnt.
+ * The HTTP entry (entry.ts) has authenticated the caller and read the body; here the call is read,
+ * its route planned (a fallback chain's steps, retries), its model resolved, its keys found, its cost
+ * estimated, its limits checked, the response cache asked, the provider called attempt by attempt
+ * (budgets held and credits checked for each), the answer relayed (translated when the formats
+ * differ), and the call settled: priced, charged, recorded, and its metadata kept.
  */
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { errorBody } from '../error-answers'
-import { callerFacing, internalError } from '../errors'
+import { badRequest, callerFacing, internalError } from '../errors'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import { NANO_PER_USD } from '../money/cost'
 import type { PriceSource } from '../money/price-book'
 import type { BudgetEnforcer } from '../spend/enforcer'
 import { errorMessage } from '../store/faults'
+import type { ChainStep } from '../store/json-columns'
 import type { Store } from '../store/store'
+import { type CacheRequest, readCacheRequest } from './cache/headers'
+import { StreamKeeper } from './cache/keeper'
+import { cacheKey } from './cache/key'
+import { DEFAULT_MAX_ENTRY_BYTES } from './cache/redis'
+import type { CachedAnswer, ResponseCache } from './cache/store'
 import { type CallFacts, type GatewayCall, openCall } from './call'
 import { DISPATCH_ROUTES, type ProviderApi } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
@@ -29,8 +37,22 @@ import {
 import { PROVIDERS, resolveModel } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
+import type { ChainSource } from './routing/chains'
+import type { KeyHealth } from './routing/key-health'
+import { pickKey } from './routing/pick-key'
+import {
+  coolDownMs,
+  fallsThrough,
+  keyFailing,
+  pause,
+  planFor,
+  type RoutePlan,
+  retryable,
+  retryDelayMs,
+  skippedStep,
+} from './routing/policy'
 import { CreditBalances, checkLimits, estimateCost, rateLimited, spendCall } from './steps/admission'
-import { chooseCredentials, ownCredentials, requireProviderApiScope } from './steps/credentials'
+import { type KeyCandidate, keyCandidates, ownCredentials, requireProviderApiScope } from './steps/credentials'
 import { type ReadCall, readJsonCall, readMultipartCall } from './steps/read-call'
 import { relayRaw, relayStream, type StreamOutcome } from './steps/relay'
 import { jsonAnswer, withGatewayHeaders } from './steps/respond'
@@ -38,7 +60,16 @@ import { pointResultsAtGw } from './steps/results-url'
 import { outgoingBody, upstreamPathFor } from './steps/route'
 import { type SettlementDeps, settle } from './steps/settle'
 import { unitEstimate, unitMeasure } from './steps/units'
-import { callProvider, clientClosed, passProviderHeaders, readProviderFailure } from './steps/upstream'
+import {
+  attemptProvider,
+  callProvider,
+  clientClosed,
+  type FailedAnswer,
+  passProviderHeaders,
+  readProviderFailure,
+  type Served,
+  type Unserved,
+} from './steps/upstream'
 import { failureBody } from './translate/errors'
 import { type Translation, translationBetween } from './translate/pairs'
 
@@ -69,8 +100,16 @@ export interface GatewayDeps {
   bodies: OrgCallSettings
   meta: MetaStore
   requestLog: RequestLog
+  /** An organisation's fallback chains. */
+  chains: ChainSource
+  /** Which provider keys are cooling down after a 429 or a failure, shared between instances through Redis. */
+  keyHealth: KeyHealth
+  /** The response cache: in process, or Redis. */
+  cache: ResponseCache
   log: Logger
   now?: () => number
+  /** Picks a key by weight and an answer of a full cache bucket; seeded in tests. */
+  random?: () => number
 }
 
 /** Settles a call: see `settlesOnce`. */
@@ -93,9 +132,38 @@ interface Prepared {
   translation: Translation | undefined
   upstreamPath: string
   outgoing: Awaited<ReturnType<typeof outgoingBody>>
-  credentials: Awaited<ReturnType<typeof chooseCredentials>>['credentials']
+  /** The keys the call may run on, one picked per attempt. */
+  keys: KeyCandidate[]
   units: ReturnType<typeof unitMeasure>
+  /** The caller asked for a stream: an attempt serves once its first bytes came. */
+  streams: boolean
 }
+
+/** The call's facts as they grow, and its one settlement, shared by the steps that serve it. */
+interface CallState {
+  facts: CallFacts
+  settle: Settle
+}
+
+/** The response cache as one call uses it. */
+interface CacheUse {
+  ask: CacheRequest
+  key: string
+}
+
+/** A call being served: what it is, how, and what is known of it so far. */
+interface Serving {
+  call: GatewayCall
+  read: ReadCall
+  plan: RoutePlan
+  state: CallState
+  cache?: CacheUse
+}
+
+const JSON_TYPE = 'application/json'
+/** The longest stream the cache keeps: past it, a stream's bytes are let go rather than buffered to its end. */
+const CACHED_STREAM_BYTES = DEFAULT_MAX_ENTRY_BYTES
+const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
 
@@ -103,97 +171,257 @@ const UNPRICED_APIS = "files and batches are billed by the provider to the organ
 
 export class Gateway {
   private readonly now: () => number
+  private readonly random: () => number
   private readonly credits: CreditBalances
   private readonly settlement: SettlementDeps
 
   constructor(private readonly deps: GatewayDeps) {
     this.now = deps.now ?? Date.now
+    this.random = deps.random ?? Math.random
     this.credits = new CreditBalances(deps.store, deps.requestLog, this.now)
     this.settlement = { ...deps, metaTtlSeconds: deps.config.metaTtlSeconds, credits: this.credits, now: this.now }
   }
 
   async dispatch(call: GatewayCall): Promise<Response> {
-    const { config } = this.deps
-    let facts = openCall(call, DISPATCH_ROUTES[call.path].format, this.now(), config.countryHeader)
-    const settleOnce = this.settlesOnce()
     const route = DISPATCH_ROUTES[call.path]
+    const state: CallState = {
+      facts: openCall(call, route.format, this.now(), this.deps.config.countryHeader),
+      settle: this.settlesOnce(),
+    }
     try {
       // 1. The call: its body and the fields gw acts on.
       const read =
         route.body === 'multipart'
           ? await readMultipartCall(call.bodyBytes ?? new Uint8Array(), call.request.headers.get('content-type'))
           : readJsonCall(call.bodyText, 'defaultModel' in route ? route.defaultModel : undefined)
-      const { fields } = read
-      facts = { ...facts, model: fields.model }
+      state.facts = { ...state.facts, model: read.fields.model }
       // Models think for longer than the server's idle timeout, whether they stream or not; the
       // upstream timeout, not the idle one, bounds the wait.
       call.keepAlive()
 
-      // 2-3. The provider that serves the model, whose key, and what the call may cost at most.
-      let prepared = await this.prepare(call, read, facts, fields.model)
-      facts = prepared.facts
+      // 2. How the call is served: a fallback chain's steps when its model is a chain's alias, else the
+      // model alone; how often a step is tried again; what the caller asks of the response cache.
+      const headers = call.request.headers
+      const chain = await this.deps.chains.chainFor(state.facts.principal.orgId, read.fields.model)
+      const plan = planFor(read.fields.model, chain, headers)
+      if (chain) state.facts = { ...state.facts, chainId: chain.id }
+      const cacheAsk = route.answer === 'provider' && !read.multipart ? readCacheRequest(headers) : undefined
 
-      // 4. Whether the rate limits, the budgets and the credits let it through. A budget may have the
-      // call served by a cheaper model instead; the caller's key must reach that one too.
-      const limit = await checkLimits(this.deps.limiter, facts)
-      facts = { ...facts, limit }
+      // 3. The first step the caller's key may take: its provider, its keys, the most it can cost.
+      const served: Serving = { call, read, plan, state }
+      const first = await this.firstStep(served)
+      state.facts = first.prepared.facts
+
+      // 4. Whether the rate limits let it through, once for the call however many attempts it takes.
+      const limit = await checkLimits(this.deps.limiter, state.facts)
+      state.facts = { ...state.facts, limit }
       if (!limit.allowed) throw rateLimited(limit)
-      let spend = await this.deps.budgets.reserve(spendCall(facts, route.priced), { mayDowngrade: true })
-      if (spend.kind === 'downgrade') {
-        prepared = await this.prepare(call, read, { ...facts, downgradedFrom: facts.model }, spend.toModel)
-        facts = prepared.facts
-        spend = await this.deps.budgets.reserve(spendCall(facts, route.priced), { mayDowngrade: false })
-      }
-      if (spend.kind === 'held' && spend.hold) facts = { ...facts, hold: spend.hold }
-      const { provider, translation, upstreamPath, outgoing, credentials, units } = prepared
-      if (facts.ptb) await this.credits.require(facts.principal.orgId)
 
-      // 5. The provider.
-      const upstream = provider.upstream(upstreamPath, credentials, call.request.headers)
-      if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
-      facts = { ...facts, dispatched: true }
-      const response = await callProvider({
-        url: upstream.url,
-        headers: upstream.headers,
-        body: outgoing.payload,
-        clientSignal: call.request.signal,
-        provider: provider.name,
-        timeoutMs: config.upstreamTimeoutMs,
-      })
-
-      // 6. The answer, relayed with the provider's headers a caller's SDK acts on; the call is settled as it ends.
-      if (!response.ok) return await this.answerProviderFailure(facts, response, translation, settleOnce)
-      if (route.answer === 'raw') return this.answerRaw(facts, response, call.request.signal, settleOnce, units?.unitsOf)
-      if (fields.stream) {
-        const settledFacts = facts
-        const relayed = relayStream({
-          upstream: response,
-          provider,
-          translation,
-          protocol: route.stream,
-          clientSignal: call.request.signal,
-          metaFrame: facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId)),
-          callerAskedForUsage: outgoing.callerAskedForUsage,
-          now: this.now,
-          startedAt: facts.startedAt,
-          capture: facts.responseBody,
-          finish: (outcome) => settleOnce(settledFacts, outcome),
-        })
-        passProviderHeaders(response.headers, relayed.headers, facts.callerFormat)
-        return withGatewayHeaders(facts, 'success', relayed)
+      // 5. An answer kept from an identical call, when the caller asks for one.
+      if (cacheAsk) {
+        served.cache = {
+          ask: cacheAsk,
+          key: cacheKey({ orgId: state.facts.principal.orgId, seed: cacheAsk.seed, path: call.path, body: read.body }),
+        }
+        if (cacheAsk.read) {
+          const hit = await this.cachedAnswer(served.cache)
+          state.facts = { ...state.facts, cacheStatus: hit ? 'HIT' : 'MISS' }
+          if (hit) return await this.answerCached(served, hit)
+        }
       }
-      return await this.answerWhole(facts, response, provider, translation, settleOnce)
+
+      // 6. The provider, step by step and key by key until one serves; the answer relayed and settled.
+      return await this.serve(served, first.index, first.prepared)
     } catch (error) {
       // A caller that left is the reason whatever broke next (the provider's read, the body's), and is recorded so.
-      return this.answerFailure(facts, call.request.signal.aborted ? clientClosed() : error, settleOnce)
+      return this.answerFailure(state.facts, call.request.signal.aborted ? clientClosed() : error, state.settle)
     }
   }
 
   /**
-   * What serving a call with a model takes: the provider that serves it, whether the caller's key may
-   * reach it, whether the formats differ, whose provider key, and the most the call can cost.
+   * The first step of the plan the call can take. A step the caller's key may not reach, or that has no
+   * key, is passed over (and said so in the attempts) when a later one can serve; alone, its refusal is the answer.
    */
-  private async prepare(call: GatewayCall, read: ReadCall, known: CallFacts, requested: string): Promise<Prepared> {
+  private async firstStep(served: Serving): Promise<{ index: number; prepared: Prepared }> {
+    const { plan, state } = served
+    for (let index = 0; ; index++) {
+      const step = plan.steps[index] as ChainStep
+      try {
+        return { index, prepared: await this.prepareStep(served, step) }
+      } catch (error) {
+        if (index === plan.steps.length - 1 || !callerFacing(error)) throw error
+        state.facts = { ...state.facts, attempts: [...(state.facts.attempts ?? []), skippedStep(step, error)] }
+      }
+    }
+  }
+
+  /** A step made ready: the facts of the call become the step's (its provider, model, price), keeping what the call learnt. */
+  private async prepareStep(served: Serving, step: ChainStep): Promise<Prepared> {
+    const { call, read, state } = served
+    const known: CallFacts = { ...state.facts, downgradedFrom: undefined, hold: undefined }
+    const requested = step.provider ? `${step.provider}/${step.model}` : step.model
+    return this.prepare(call, read, known, requested, step)
+  }
+
+  /**
+   * Serves the call from step `index` on. Each attempt holds the call's worst case against its budgets
+   * (a hold a failed attempt lets go), runs on a key picked by weight among those not cooling down,
+   * and counts as served once a byte is ready for the caller. A failure that another key or a retry
+   * may get past is tried again; one the plan's triggers name moves on to the next step; any other,
+   * or the last step's, is the caller's answer, with every attempt in the metadata.
+   */
+  private async serve(served: Serving, index: number, prepared: Prepared): Promise<Response> {
+    const { call, plan, state } = served
+    const route = DISPATCH_ROUTES[call.path]
+    let last: Unserved | undefined
+    for (let at = index; at < plan.steps.length; at++) {
+      const step = plan.steps[at] as ChainStep
+      if (at > index) {
+        try {
+          prepared = await this.prepareStep(served, step)
+        } catch (error) {
+          if (!callerFacing(error)) throw error
+          state.facts = { ...state.facts, attempts: [...(state.facts.attempts ?? []), skippedStep(step, error)] }
+          continue
+        }
+      }
+      const tried = new Set<string>()
+      let retries = 0
+      for (;;) {
+        prepared = await this.admit(served, prepared)
+        const { facts, provider, upstreamPath, outgoing, keys } = prepared
+        const cooling = await this.deps.keyHealth.coolingDown(keys.map((key) => key.id))
+        const key = pickKey(keys, cooling, tried, this.random) ?? (keys[0] as KeyCandidate)
+        tried.add(key.id)
+        if (key.ptb) await this.credits.require(facts.principal.orgId)
+        const upstream = provider.upstream(upstreamPath, key.credentials, call.request.headers)
+        if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
+        const startedAt = this.now()
+        state.facts = { ...facts, ptb: key.ptb, dispatched: true }
+        const result = await attemptProvider(
+          {
+            url: upstream.url,
+            headers: upstream.headers,
+            body: outgoing.payload,
+            clientSignal: call.request.signal,
+            provider: provider.name,
+            timeoutMs: step.timeoutMs ?? this.deps.config.upstreamTimeoutMs,
+          },
+          route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
+          this.now,
+        )
+        const attempt = { provider: provider.name, model: facts.model, latencyMs: this.now() - startedAt }
+        if (result.ok) {
+          if (cooling.has(key.id)) void this.deps.keyHealth.recovered(key.id).catch(() => undefined)
+          const httpStatus = result.response.status
+          state.facts = { ...state.facts, attempts: [...(state.facts.attempts ?? []), { ...attempt, httpStatus }] }
+          return await this.answerServed(served, prepared, result)
+        }
+        last = result
+        const httpStatus = result.failure.kind === 'status' ? result.failure.status : undefined
+        state.facts = {
+          ...state.facts,
+          hold: undefined,
+          attempts: [
+            ...(state.facts.attempts ?? []),
+            { ...attempt, ...(httpStatus === undefined ? {} : { httpStatus }), error: result.error.message },
+          ],
+        }
+        if (facts.hold) await this.releaseHold(facts)
+        if (keyFailing(result.failure))
+          void this.deps.keyHealth.coolDown(key.id, coolDownMs(result.failure)).catch(() => undefined)
+        if (!retryable(result.failure)) break
+        if (keys.some((candidate) => !tried.has(candidate.id))) continue
+        if (retries >= plan.retry.attempts) break
+        const delay = retryDelayMs(plan.retry, retries + 1, result.failure)
+        if (delay === undefined) break
+        retries += 1
+        tried.clear()
+        await pause(delay, call.request.signal)
+      }
+      if (!fallsThrough(last.failure, plan.triggers)) break
+    }
+    if (!last) throw badRequest('no step of this fallback chain can serve the call')
+    if (last.answer) return await this.answerProviderFailure(state.facts, last.answer, prepared.translation, state.settle)
+    throw last.error
+  }
+
+  /**
+   * Holds the attempt's worst case against the budgets. A budget may have the call served by a cheaper
+   * model instead (once per call); the caller's key must reach that one too.
+   */
+  private async admit(served: Serving, prepared: Prepared): Promise<Prepared> {
+    const { call, state } = served
+    const priced = DISPATCH_ROUTES[call.path].priced
+    // What the call learnt since the step was prepared (the limiter's verdict, the cache's, earlier attempts) stays.
+    const { limit, cacheStatus, attempts } = state.facts
+    const facts: CallFacts = { ...prepared.facts, limit, cacheStatus, attempts }
+    let spend = await this.deps.budgets.reserve(spendCall(facts, priced), { mayDowngrade: !facts.downgradedFrom })
+    let admitted: Prepared = { ...prepared, facts }
+    if (spend.kind === 'downgrade') {
+      admitted = await this.prepare(call, served.read, { ...facts, downgradedFrom: facts.model }, spend.toModel)
+      spend = await this.deps.budgets.reserve(spendCall(admitted.facts, priced), { mayDowngrade: false })
+    }
+    const hold = spend.kind === 'held' ? spend.hold : undefined
+    return { ...admitted, facts: { ...admitted.facts, hold } }
+  }
+
+  /** A failed attempt used nothing: its hold goes back to the budgets. */
+  private async releaseHold(facts: CallFacts): Promise<void> {
+    if (!facts.hold) return
+    await this.deps.budgets
+      .settle(facts.hold, { usd: 0, tokens: 0, requests: 0 })
+      .catch((error: unknown) =>
+        this.deps.log.error('budget release failed', { requestId: facts.requestId, error: String(error) }),
+      )
+  }
+
+  /** The answer of the attempt that served: relayed as it comes (raw, a stream) or whole, and settled as it ends. */
+  private async answerServed(served: Serving, prepared: Prepared, result: Served): Promise<Response> {
+    const { call, state, cache } = served
+    const route = DISPATCH_ROUTES[call.path]
+    const { provider, translation, outgoing, units } = prepared
+    const facts = state.facts
+    if (result.read === 'raw') return this.answerRaw(facts, result.response, call.request.signal, state.settle, units?.unitsOf)
+    if (result.read === 'whole') return this.answerWhole(facts, result.response, result.text, provider, translation, served)
+    const kept = cache?.ask.save ? new StreamKeeper(CACHED_STREAM_BYTES) : undefined
+    const relayed = relayStream({
+      upstream: result.response,
+      reader: result.reader,
+      first: result.first,
+      provider,
+      translation,
+      protocol: route.stream,
+      clientSignal: call.request.signal,
+      metaFrame: facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId)),
+      callerAskedForUsage: outgoing.callerAskedForUsage,
+      now: this.now,
+      startedAt: facts.startedAt,
+      capture: facts.responseBody,
+      keep: kept?.keep,
+      finish: async (outcome) => {
+        const meta = await state.settle(facts, outcome)
+        const body = kept?.text()
+        if (cache && outcome.status === 'success' && body !== undefined)
+          this.keepAnswer(cache, meta, { status: outcome.httpStatus, contentType: SSE_TYPE, body, streamed: true })
+        return meta
+      },
+    })
+    passProviderHeaders(result.response.headers, relayed.headers, facts.callerFormat)
+    return withGatewayHeaders(facts, 'success', relayed)
+  }
+
+  /**
+   * What serving a call with a model takes: the provider that serves it, whether the caller's key may
+   * reach it, whether the formats differ, the keys it may run on, and the most the call can cost.
+   */
+  private async prepare(
+    call: GatewayCall,
+    read: ReadCall,
+    known: CallFacts,
+    requested: string,
+    step?: ChainStep,
+  ): Promise<Prepared> {
     const route = DISPATCH_ROUTES[call.path]
     const { provider, model } = resolveModel(requested)
     let facts: CallFacts = { ...known, provider: provider.name, model }
@@ -203,14 +431,15 @@ export class Gateway {
     const upstreamPath = upstreamPathFor(call.path, provider, translation)
     const outgoing = await outgoingBody(read, provider, model, translation)
     facts = { ...facts, translationWarning: outgoing.translationWarning }
-    const { credentials, ptb } = await chooseCredentials(
+    const keys = await keyCandidates(
       { operator: this.deps.config.providers, orgKeys: this.deps.orgKeys },
       facts.principal,
       provider,
       model,
+      step?.providerKeyId,
     )
     const priced = await this.deps.prices.priceOf(facts.principal.orgId, provider.name, model)
-    // A downgraded call is prepared again: nothing of the first model's price may carry over.
+    // Another step, or a downgrade, is prepared again: nothing of the first model's price may carry over.
     const unknownCost = {
       price: undefined,
       priceSource: undefined,
@@ -218,10 +447,10 @@ export class Gateway {
       estimatedCostNano: undefined,
       estimatedTokens: undefined,
     }
-    facts = { ...facts, ptb, ...unknownCost, ...estimateCost(priced, outgoing, route.priced) }
+    facts = { ...facts, ptb: keys.every((key) => key.ptb), ...unknownCost, ...estimateCost(priced, outgoing, route.priced) }
     const units = unitMeasure('measure' in route ? route.measure : undefined, provider.name, model, read.body)
     if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units), estimatedTokens: 0 }
-    return { facts, provider, translation, upstreamPath, outgoing, credentials, units }
+    return { facts, provider, translation, upstreamPath, outgoing, keys, units, streams: read.fields.stream === true }
   }
 
   /**
@@ -260,7 +489,10 @@ export class Gateway {
         provider: provider.name,
         timeoutMs: this.deps.config.upstreamTimeoutMs,
       })
-      if (!response.ok) return await this.answerProviderFailure(facts, response, undefined, settleOnce)
+      if (!response.ok) {
+        const failed = { response, ...(await readProviderFailure(response, provider.name)) }
+        return await this.answerProviderFailure(facts, failed, undefined, settleOnce)
+      }
       if (api.kind === 'message_batches' && isJson(response)) {
         // The SDKs fetch a batch's results from its results_url as it is: it must lead back through gw.
         const text = pointResultsAtGw(await response.text(), this.deps.config.publicUrl ?? url.origin)
@@ -311,26 +543,28 @@ export class Gateway {
     return this.deps.bodies.streamMetaFrame(orgId).catch(() => false)
   }
 
-  /** A whole (non-streamed) answer: translated when the formats differ, settled, and sent with the served model. */
+  /** A whole (non-streamed) answer: translated when the formats differ, settled, kept when asked, and sent with the served model. */
   private async answerWhole(
     facts: CallFacts,
     response: Response,
+    text: string,
     provider: ProviderAdapter,
     translation: Translation | undefined,
-    settleOnce: Settle,
+    served: Serving,
   ): Promise<Response> {
-    const text = await response.text()
     const payload = parseJson(text)
     const translated = translation?.response(payload)
     const out = translated ? JSON.stringify(translated.body) : text
     facts.responseBody.set(out)
-    const meta = await settleOnce(facts, {
+    const meta = await served.state.settle(facts, {
       status: 'success',
       httpStatus: response.status,
       usage: provider.usageOf(payload),
       servedModel: provider.servedModel(payload),
       dropped: translated?.dropped,
     })
+    if (served.cache)
+      this.keepAnswer(served.cache, meta, { status: response.status, contentType: JSON_TYPE, body: out, streamed: false })
     const answer = jsonAnswer(out, response.status)
     passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
     return withGatewayHeaders({ ...facts, model: meta.model, translationWarning: meta.translationWarning }, 'success', answer)
@@ -342,16 +576,52 @@ export class Gateway {
    */
   private async answerProviderFailure(
     facts: CallFacts,
-    response: Response,
+    failed: FailedAnswer,
     translation: Translation | undefined,
     settleOnce: Settle,
   ): Promise<Response> {
-    const { text, failure } = await readProviderFailure(response, facts.provider)
+    const { response, text, failure } = failed
     await settleOnce(facts, { status: 'error', httpStatus: response.status, error: failure.message })
     const out = translation ? JSON.stringify(failureBody(facts.callerFormat, failure)) : text
     const answer = jsonAnswer(out, response.status)
     passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
     return withGatewayHeaders(facts, 'error', answer)
+  }
+
+  /** The answers kept for a call; one of a full bucket, at random. The cache failing is a miss, never the caller's error. */
+  private async cachedAnswer(cache: CacheUse): Promise<CachedAnswer | undefined> {
+    const kept = await this.deps.cache.read(cache.key).catch((): CachedAnswer[] => [])
+    if (kept.length === 0 || kept.length < cache.ask.bucketMax) return undefined
+    return kept[Math.floor(this.random() * kept.length)]
+  }
+
+  /** Keeps a successful answer for later identical calls, off the answer's path: a cache that fails only misses. */
+  private keepAnswer(
+    cache: CacheUse,
+    meta: GatewayMeta,
+    answer: Pick<CachedAnswer, 'status' | 'contentType' | 'body' | 'streamed'>,
+  ): void {
+    if (!cache.ask.save || answer.status !== 200) return
+    const costNano = meta.requestCost === undefined ? undefined : Math.round(meta.requestCost * NANO_PER_USD)
+    const entry: CachedAnswer = { ...answer, provider: meta.provider, model: meta.model, costNano, storedAt: this.now() }
+    void this.deps.cache.add(cache.key, entry, cache.ask.ttlMs, cache.ask.bucketMax).catch(() => undefined)
+  }
+
+  /**
+   * An answer from the cache: the bytes the first caller was sent (a stream replayed as its events, in
+   * the caller's format), costing nothing, recorded as cached with what it saved.
+   */
+  private async answerCached(served: Serving, hit: CachedAnswer): Promise<Response> {
+    const { state } = served
+    const facts: CallFacts = { ...state.facts, provider: hit.provider, model: hit.model, cacheHit: { savedNano: hit.costNano } }
+    state.facts = facts
+    facts.responseBody.set(hit.body)
+    const meta = await state.settle(facts, { status: 'success', httpStatus: hit.status, timeToFirstTokenMs: 0 })
+    if (!hit.streamed) return withGatewayHeaders(facts, 'success', jsonAnswer(hit.body, hit.status))
+    const metaFrame = facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId))
+    const frame = metaFrame ? `event: gw\ndata: ${JSON.stringify(meta)}\n\n` : ''
+    const headers = { 'content-type': SSE_TYPE, 'cache-control': 'no-cache' }
+    return withGatewayHeaders(facts, 'success', new Response(hit.body + frame, { status: hit.status, headers }))
   }
 
   /**

@@ -219,6 +219,8 @@ export const requests = pgTable(
     attempts: jsonb('attempts').$type<CallAttempt[]>(),
     /** Answered from gw's response cache: no provider was called, nothing was charged. */
     cached: boolean('cached').notNull().default(false),
+    /** The fallback chain that served the call, when its model was a chain's alias. */
+    fallbackChainId: text('fallback_chain_id'),
     /** What a cached answer would have cost had the provider been called again. */
     cacheSavedNano: bigint('cache_saved_nano', { mode: 'number' }),
     createdAt: createdAt(),

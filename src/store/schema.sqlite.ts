@@ -207,6 +207,8 @@ export const requests = sqliteTable(
     attempts: text('attempts', { mode: 'json' }).$type<CallAttempt[]>(),
     /** Answered from gw's response cache: no provider was called, nothing was charged. */
     cached: integer('cached', { mode: 'boolean' }).notNull().default(false),
+    /** The fallback chain that served the call, when its model was a chain's alias. */
+    fallbackChainId: text('fallback_chain_id'),
     /** What a cached answer would have cost had the provider been called again. */
     cacheSavedNano: integer('cache_saved_nano'),
     createdAt: createdAt(),

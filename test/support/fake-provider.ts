@@ -13,6 +13,7 @@
  *                         completions: `data: {"error": {...}}`; Responses: its `error` event)
  *   fake:slow:<ms>        wait that long between stream frames
  *   fake:hang             never answer (until the caller gives up)
+ *   fake:drop             send the answer's headers, then break the connection before its first byte
  *   fake:delay:<ms>       wait that long before answering
  *   fake:pause:<ms>       stream the first frame, then go quiet that long once
  *   fake:gzip             gzip the (non-streamed) answer
@@ -23,6 +24,10 @@
  *                         block; Responses: a `function_call_output` input item): a two-step tool loop
  *   fake:thinking         Anthropic answers open with a `thinking` block (its text and a signature) before
  *                         the answer, as extended thinking does (thinking_delta and signature_delta streamed)
+ *
+ * A test may also steer calls without touching their body (`steer`): a rule adds its directives to
+ * the calls naming its model and/or made with its key (Bearer or x-api-key), for its first `times`
+ * calls or all of them; how a fallback chain's steps, or one key among several, are made to fail.
  *
  * Every answer (success, error, stream) carries the provider's request id, `x-request-id` on OpenAI's
  * paths and `request-id` on Anthropic's, `req_fake_<n>` where n is the call's position in `calls`
@@ -105,7 +110,19 @@ export interface FakeProvider {
   calls: RecordedCall[]
   /** Streams the caller stopped reading before they ended. */
   cancelledStreams: number
+  /** Adds directives to the calls that match (see the header); the newest rule that matches wins. */
+  steer(rule: SteeringRule): void
+  /** Drops every steering rule. */
+  unsteer(): void
   close(): Promise<void>
+}
+
+/** Directives for the calls naming `model` and/or made with `key`; for the first `times` of them, or every one. */
+export interface SteeringRule {
+  model?: string
+  key?: string
+  directives: string
+  times?: number
 }
 
 export const OPENAI_TEXT = ['Hello', ' from', ' the fake', ' OpenAI provider.']
@@ -151,6 +168,7 @@ interface Directives {
   delayMs: number
   pauseMs: number
   hang: boolean
+  drop: boolean
   gzip: boolean
   cache: boolean
   /** A tool call instead of text: `fake:tools`, or `fake:tools-once` before the conversation has a tool result. */
@@ -174,6 +192,7 @@ function directives(raw: string): Directives {
     delayMs: delay ? Number(delay) : 0,
     pauseMs: pause ? Number(pause) : 0,
     hang: raw.includes('fake:hang'),
+    drop: raw.includes('fake:drop'),
     gzip: raw.includes('fake:gzip'),
     cache: raw.includes('fake:cache'),
     tools: /fake:tools(?!-)/.test(raw),
@@ -860,6 +879,18 @@ function missingKey(anthropic: boolean, headers: Headers): boolean {
 export async function startFakeProvider(): Promise<FakeProvider> {
   const calls: RecordedCall[] = []
   const state = { cancelledStreams: 0 }
+  let rules: SteeringRule[] = []
+  /** The directives the steering rules add to a call, counting the call against a rule with `times`. */
+  const steered = (model: unknown, headers: Headers): string => {
+    const key = headers.get('x-api-key') ?? headers.get('authorization')?.replace(/^Bearer /, '')
+    const rule = rules.findLast((r) => (r.model === undefined || r.model === model) && (r.key === undefined || r.key === key))
+    if (!rule) return ''
+    if (rule.times !== undefined) {
+      rule.times -= 1
+      if (rule.times <= 0) rules = rules.filter((r) => r !== rule)
+    }
+    return ` ${rule.directives}`
+  }
   const store: ProviderStore = { made: 0, files: new Map(), batches: new Map(), messageBatches: new Map() }
   let origin = ''
 
@@ -907,7 +938,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         requestId: `req_fake_${n}`,
         receivedAt: Date.now(),
       })
-      const parsed = directives(raw)
+      const parsed = directives(raw + steered(body.model, request.headers))
       const d = { ...parsed, tools: parsed.tools || (parsed.toolsOnce && !hasToolResult(url.pathname, body)) }
       const anthropic =
         url.pathname === '/v1/messages' || url.pathname === '/v1/messages/count_tokens' || isMessageBatchPath(url.pathname)
@@ -922,6 +953,16 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return new Response(null, { status: 499, headers })
       }
       if (d.delayMs > 0) await Bun.sleep(d.delayMs)
+      if (d.drop) {
+        const broken = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            await Bun.sleep(5)
+            controller.error(new Error('fake provider dropped the connection'))
+          },
+        })
+        const type = body.stream === true ? 'text/event-stream' : 'application/json'
+        return new Response(broken, { headers: { 'content-type': type, ...headers } })
+      }
       if (d.error)
         return errorAnswer(
           anthropic,
@@ -962,6 +1003,12 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     calls,
     get cancelledStreams() {
       return state.cancelledStreams
+    },
+    steer(rule) {
+      rules.push({ ...rule })
+    },
+    unsteer() {
+      rules = []
     },
     async close() {
       await server.stop(true)

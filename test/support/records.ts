@@ -35,6 +35,7 @@ export const requestRecord = (fields: Partial<RequestRecord> & Pick<RequestRecor
   country: null,
   attempts: null,
   cached: false,
+  fallbackChainId: null,
   cacheSavedNano: null,
   createdAt: new Date(Date.UTC(2026, 0, 1)),
   ...fields,

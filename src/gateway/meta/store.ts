@@ -1,4 +1,5 @@
 import type Redis from 'ioredis'
+import type { CallAttempt } from '../../store/json-columns'
 import type { CircuitBreaker } from '../../util/breaker'
 
 /** Spec 2.1: what a finished request reports, in the `gw` frame and through the lookup. */
@@ -14,6 +15,12 @@ export interface GatewayMeta {
   translationWarning?: string
   /** The model the caller asked for, when a budget's downgrade served another (`model`). */
   downgradedFrom?: string
+  /** Every provider call the request made, in order: retries, other keys, fallback steps. */
+  attempts?: CallAttempt[]
+  /** Answered from gw's response cache: no provider was called, the request cost nothing. */
+  cached?: boolean
+  /** What a cached answer saved: the cost of the call that first made it. */
+  cacheSavings?: number
 }
 
 /** The record and its owner in one entry: its presence is the global marker of spec 4.2. */

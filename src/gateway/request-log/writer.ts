@@ -32,6 +32,7 @@ const RECORD_TEXT_FIELDS = [
   'costNote',
   'error',
   'country',
+  'fallbackChainId',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>
 
 /**
@@ -225,6 +226,7 @@ const RECORD_FIELDS = [
   'country',
   'attempts',
   'cached',
+  'fallbackChainId',
   'cacheSavedNano',
   'createdAt',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>

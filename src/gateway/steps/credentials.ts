@@ -2,40 +2,56 @@ import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
 import { badRequest, forbidden } from '../../errors'
 import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
+import { operatorKeyId } from '../routing/key-health'
 
-/** The key a call runs on, and whether it is billed to the organisation's credits (the operator's key). */
-export interface ChosenCredentials {
+/** A key a call may run on: one of the organisation's (weighted), or the operator's, billed to the organisation's credits. */
+export interface KeyCandidate {
+  /** The provider key's id, or `operator:<provider>`: what the key's cool-down is kept under. */
+  id: string
+  weight: number
   credentials: ProviderCredentials
   ptb: boolean
 }
 
 /**
- * A proxy key uses the one provider key it is bound to; other callers use their organisation's newest
- * key for the provider; only without one does the operator's key serve, and then the call is billed
- * to the organisation's credits (PTB).
+ * The keys a call may run on. A proxy key uses the one provider key it is bound to, and a chain's step
+ * may name one; other callers share the organisation's keys for the provider by their weights; only
+ * without one does the operator's key serve, and then the call is billed to the organisation's credits (PTB).
  */
-export async function chooseCredentials(
+export async function keyCandidates(
   sources: { operator: Record<ProviderName, ProviderCredentials>; orgKeys: OrgKeySource },
   principal: Principal,
   provider: ProviderAdapter,
   model: string,
-): Promise<ChosenCredentials> {
+  stepKeyId?: string,
+): Promise<KeyCandidate[]> {
   const operator = sources.operator[provider.name]
-  const own = principal.boundProviderKeyId
-    ? await sources.orgKeys.byId(principal.orgId, principal.boundProviderKeyId)
-    : await sources.orgKeys.newestFor(principal.orgId, provider.name)
-  if (principal.boundProviderKeyId && own?.provider !== provider.name) {
+  const boundId = principal.boundProviderKeyId ?? stepKeyId
+  const own = boundId
+    ? [await sources.orgKeys.byId(principal.orgId, boundId)]
+    : await sources.orgKeys.keysFor(principal.orgId, provider.name)
+  const bound = own[0]
+  if (principal.boundProviderKeyId && bound?.provider !== provider.name) {
     throw forbidden(
-      `this proxy key reaches only provider ${own?.provider ?? 'none'}; model ${model} is served by ${provider.name}`,
+      `this proxy key reaches only provider ${bound?.provider ?? 'none'}; model ${model} is served by ${provider.name}`,
     )
   }
-  if (own) return { credentials: { apiKey: own.apiKey, baseUrl: own.baseUrl ?? operator.baseUrl }, ptb: false }
+  if (stepKeyId && bound?.provider !== provider.name)
+    throw badRequest(`the chain's provider key ${stepKeyId} is gone, or is not a ${provider.name} key`)
+  const keys = own.filter((key) => key !== null)
+  if (keys.length > 0)
+    return keys.map((key) => ({
+      id: key.id,
+      weight: key.weight,
+      credentials: { apiKey: key.apiKey, baseUrl: key.baseUrl ?? operator.baseUrl },
+      ptb: false,
+    }))
   if (!operator.apiKey && provider.requiresKey(operator)) {
     throw badRequest(
       `no key is configured for provider ${provider.name}: add one with POST /v1/api-keys/provider-key, or the operator sets ${provider.name.toUpperCase()}_API_KEY`,
     )
   }
-  return { credentials: operator, ptb: true }
+  return [{ id: operatorKeyId(provider.name), weight: 1, credentials: operator, ptb: true }]
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ProviderAdapter } from '../providers/provider'
 import type { BodyCapture } from '../request-log/body-capture'
 import { failureFrame, type ProviderFailure, type StreamProtocol, streamFailureOf } from '../translate/errors'
 import type { Translation } from '../translate/pairs'
+import type { AnswerReader } from './upstream'
 
 export interface StreamOutcome {
   status: 'success' | 'error'
@@ -21,6 +22,9 @@ export interface StreamOutcome {
 
 export interface RelayOptions {
   upstream: Response
+  /** The stream's reader, its first bytes already read: until they came, another step could still serve. */
+  reader: AnswerReader
+  first: Uint8Array
   provider: ProviderAdapter
   translation: Translation | undefined
   /** The stream protocol the caller reads: its in-band errors are written in it. */
@@ -34,6 +38,8 @@ export interface RelayOptions {
   startedAt: number
   /** Keeps (a bounded part of) what the caller was sent, for the request log. */
   capture: BodyCapture
+  /** Sees every byte the caller is sent but the `gw` frame (the response cache keeps them). */
+  keep?: (chunk: Uint8Array) => void
   /** Called once when the stream is over, however it ended; returns the metadata for the `gw` frame. */
   finish(outcome: StreamOutcome): Promise<GatewayMeta>
 }
@@ -55,16 +61,16 @@ const mayBeFailure = (event: SseEvent): boolean =>
  * which aborts the provider call, and is recorded as 499.
  */
 export function relayStream(options: RelayOptions): Response {
-  const { upstream, provider, translation, protocol, clientSignal, callerAskedForUsage, now, startedAt, capture } = options
+  const { upstream, reader, provider, translation, protocol, clientSignal, callerAskedForUsage, now, startedAt, capture, keep } =
+    options
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: Uint8Array[]) => {
     for (const chunk of chunks) {
       capture.append(chunk)
+      keep?.(chunk)
       controller.enqueue(chunk)
     }
   }
-  const body = upstream.body
-  if (!body) throw new Error('provider stream has no body')
-  const reader = body.getReader()
+  let first: Uint8Array | undefined = options.first
   const parser = new SseParser()
   const usage = provider.streamUsage()
   const stream = translation?.stream(callerAskedForUsage)
@@ -113,7 +119,8 @@ export function relayStream(options: RelayOptions): Response {
     new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
-          const { value, done } = await reader.read()
+          const { value, done } = first ? { value: first, done: false as const } : await reader.read()
+          first = undefined
           if (!done) {
             firstByteAt ??= now()
             const out: Uint8Array[] = rawPassThrough ? [value] : []

@@ -15,6 +15,8 @@ export function withGatewayHeaders(facts: CallFacts, status: 'success' | 'error'
   headers.set('Gw-Gateway-Mode', facts.mode)
   if (facts.translationWarning) headers.set('Gw-Translation-Warning', headerValue(facts.translationWarning))
   if (facts.downgradedFrom) headers.set('Gw-Downgraded-From', headerValue(facts.downgradedFrom))
+  if (facts.cacheStatus) headers.set('Gw-Cache', facts.cacheStatus)
+  if (facts.attempts?.length) headers.set('Gw-Attempts', String(facts.attempts.length))
   const { limit } = facts
   if (limit) {
     headers.set('Gw-RateLimit-Limit', String(limit.limit))

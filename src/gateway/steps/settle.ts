@@ -95,6 +95,7 @@ function callRecord(
     country: caller.country,
     attempts: facts.attempts && facts.attempts.length > 1 ? [...facts.attempts] : null,
     cached: facts.cacheHit !== undefined,
+    fallbackChainId: facts.chainId ?? null,
     cacheSavedNano: facts.cacheHit?.savedNano ?? null,
     createdAt: new Date(facts.startedAt),
   }
@@ -112,13 +113,16 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     ? { ...known, translationWarning: warningWith(known.translationWarning, outcome.dropped) }
     : known
   const { principal } = facts
-  const cost = facts.unitPrice
-    ? outcome.units === undefined
-      ? undefined
-      : unitsCostNano(facts.unitPrice, outcome.units)
-    : facts.price && outcome.usage
-      ? costNano(facts.price, outcome.usage)
-      : undefined
+  // A cached answer called no provider: it costs nothing, and what it saved is recorded beside it.
+  const cost = facts.cacheHit
+    ? 0
+    : facts.unitPrice
+      ? outcome.units === undefined
+        ? undefined
+        : unitsCostNano(facts.unitPrice, outcome.units)
+      : facts.price && outcome.usage
+        ? costNano(facts.price, outcome.usage)
+        : undefined
   if (facts.limit && cost !== undefined && cost > 0) {
     await deps.limiter
       .charge(facts.limit, cost)
@@ -150,6 +154,10 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     gatewayMode: facts.mode,
     ...(facts.translationWarning ? { translationWarning: facts.translationWarning } : {}),
     ...(facts.downgradedFrom ? { downgradedFrom: facts.downgradedFrom } : {}),
+    ...(facts.attempts?.length ? { attempts: [...facts.attempts] } : {}),
+    ...(facts.cacheHit
+      ? { cached: true, ...(facts.cacheHit.savedNano !== undefined ? { cacheSavings: nanoToUsd(facts.cacheHit.savedNano) } : {}) }
+      : {}),
   }
   await deps.meta
     .put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)

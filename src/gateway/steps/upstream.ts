@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors'
 import { parseJson, type WireFormat } from '../providers/provider'
+import { type AttemptFailure, retryAfterMs } from '../routing/policy'
 import { type ProviderFailure, readFailure } from '../translate/errors'
 
 export interface UpstreamRequest {
@@ -65,4 +66,104 @@ export function passProviderHeaders(from: Headers, to: Headers, callerFormat: Wi
   })
   const requestId = from.get('x-request-id') ?? from.get('request-id')
   if (requestId !== null) to.set(REQUEST_ID_HEADER[callerFormat], requestId)
+}
+
+/** How much of a successful answer is read before it counts as served: nothing, all of it, or a stream's first bytes. */
+export type AnswerRead = 'raw' | 'whole' | 'stream'
+
+/** What the relay needs of a provider answer's reader. */
+export interface AnswerReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>
+  cancel(reason?: unknown): Promise<void>
+}
+
+/** A provider's answer that served: a whole one's text, or a stream's first bytes and the rest to read. */
+export type Served =
+  | { response: Response; read: 'raw' }
+  | { response: Response; read: 'whole'; text: string }
+  | { response: Response; read: 'stream'; reader: AnswerReader; first: Uint8Array }
+
+/** A provider's error answer, read: passed on as it came when no other step serves. */
+export interface FailedAnswer {
+  response: Response
+  text: string
+  failure: ProviderFailure
+}
+
+/** A provider call that did not serve, and what the caller is answered if it is the last. */
+export interface Unserved {
+  failure: AttemptFailure
+  answer?: FailedAnswer
+  /** What went wrong, for the attempt's record and for the caller when there was no answer to pass on. */
+  error: ApiError
+}
+
+export type AttemptResult = ({ ok: true } & Served) | ({ ok: false } & Unserved)
+
+/**
+ * One call to a provider, read far enough to know whether it served. Until the caller has been sent a
+ * byte, a failure can still be answered by another step: so a whole answer is read to its end and a
+ * stream to its first bytes (both within the timeout) before the call counts as served. A caller
+ * that left ends everything (thrown).
+ */
+export async function attemptProvider(request: UpstreamRequest, read: AnswerRead, now: () => number): Promise<AttemptResult> {
+  const startedAt = now()
+  let response: Response
+  try {
+    response = await callProvider(request)
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === 'client_closed') throw error
+    return { ok: false, failure: { kind: error.code === 'upstream_timeout' ? 'timeout' : 'network' }, error }
+  }
+  if (!response.ok) {
+    const { text, failure } = await readProviderFailure(response, request.provider).catch((error: unknown) => {
+      if (request.clientSignal.aborted) throw clientClosed()
+      const message = `provider ${request.provider} answered ${response.status} and broke off: ${errorText(error)}`
+      return { text: '', failure: { kind: 'api_error', message } as ProviderFailure }
+    })
+    const error = new ApiError('upstream_error', failure.message, undefined, response.status)
+    const retryAfter = retryAfterMs(response.headers, now())
+    return {
+      ok: false,
+      failure: { kind: 'status', status: response.status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) },
+      answer: { response, text, failure },
+      error,
+    }
+  }
+  if (read === 'raw') return { ok: true, response, read }
+  const remainingMs = Math.max(1, request.timeoutMs - (now() - startedAt))
+  try {
+    if (read === 'whole') return { ok: true, response, read, text: await within(response.text(), remainingMs, response) }
+    const reader = response.body?.getReader()
+    if (!reader) throw new Error('the stream has no body')
+    const first = await within(reader.read(), remainingMs, response, reader)
+    if (first.done) throw new Error('the stream ended before its first event')
+    return { ok: true, response, read, reader, first: first.value }
+  } catch (error) {
+    if (request.clientSignal.aborted) throw clientClosed()
+    if (error instanceof ApiError && error.code === 'upstream_timeout')
+      return { ok: false, failure: { kind: 'timeout' }, error: timedOut(request) }
+    const broke = new ApiError('upstream_unreachable', `provider ${request.provider}'s answer broke off: ${errorText(error)}`)
+    return { ok: false, failure: { kind: 'network' }, error: broke }
+  }
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const timedOut = (request: UpstreamRequest) =>
+  new ApiError('upstream_timeout', `provider ${request.provider} did not answer within ${request.timeoutMs} ms`)
+
+/** A read of the answer that must finish within the call's time; one that does not cancels the answer. */
+async function within<T>(reading: Promise<T>, ms: number, response: Response, reader?: AnswerReader): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError('upstream_timeout', 'timeout')), ms)
+  })
+  try {
+    return await Promise.race([reading, expired])
+  } catch (error) {
+    await (reader ?? response.body)?.cancel().catch(() => undefined)
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -17,8 +17,13 @@ const Quantiles = t.Object({ p50: Maybe(t.Number()), p90: Maybe(t.Number()), p95
 export const QuantilesResult = t.Object({ latencyMs: Quantiles, timeToFirstTokenMs: Quantiles })
 
 export const CacheSavingsResult = t.Object({
-  savings: t.Number({ description: 'USD' }),
+  savings: t.Number({ description: "USD: both caches' savings together" }),
   cacheReadTokens: t.Number(),
+  promptCacheSavings: t.Number({
+    description: "USD: the providers' prompt-cache reads at the cache price instead of the input price",
+  }),
+  responseCacheHits: t.Number({ description: "Calls answered from gw's response cache" }),
+  responseCacheSavings: t.Number({ description: 'USD: what those answers cost when they were first made' }),
 })
 
 export const ScoresResult = t.Array(

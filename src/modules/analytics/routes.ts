@@ -37,7 +37,7 @@ export const analyticsRoutes = (authz: Authz, analytics: AnalyticsService, group
       ...read,
       body: WindowBody,
       response: Ok(CacheSavingsResult),
-      detail: { summary: 'What prompt-cache reads saved, in USD, at list prices' },
+      detail: { summary: "What caching saved, in USD: providers' prompt-cache reads, and gw's response-cache hits" },
     })
     .post(
       '/v1/metrics/propertyAggregation',

@@ -70,7 +70,10 @@ export class AnalyticsService {
       .sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  /** What prompt caching saved: cache reads at the model's cache price instead of its input price. */
+  /**
+   * What caching saved: the providers' prompt-cache reads at the model's cache price instead of its
+   * input price, and the calls gw's response cache answered, at what they cost when first made.
+   */
   async cacheSavings(principal: Principal, input: WindowInput) {
     const window = parseWindow(input, this.now())
     const where = this.where(principal, input.filter, window)
@@ -80,16 +83,28 @@ export class AnalyticsService {
       { provider: sql`${requests.provider}`, model: sql`${requests.model}` },
       {
         cacheReadTokens: sql`coalesce(sum(${requests.cacheReadTokens}), 0)`,
+        hits: sql`sum(case when ${requests.cached} then 1 else 0 end)`,
+        savedNano: sql`coalesce(sum(${requests.cacheSavedNano}), 0)`,
       },
     )
-    let savedNano = 0
+    let promptNano = 0
+    let responseNano = 0
+    let hits = 0
     for (const row of rows) {
       const provider = row.provider === 'anthropic' ? 'anthropic' : row.provider === 'openai' ? 'openai' : undefined
       const price = provider ? priceFor(provider, String(row.model)) : undefined
       if (price?.cacheReadNanoPerToken !== undefined)
-        savedNano += numberOf(row.cacheReadTokens) * (price.inputNanoPerToken - price.cacheReadNanoPerToken)
+        promptNano += numberOf(row.cacheReadTokens) * (price.inputNanoPerToken - price.cacheReadNanoPerToken)
+      responseNano += numberOf(row.savedNano)
+      hits += numberOf(row.hits)
     }
-    return { savings: savedNano / 1e9, cacheReadTokens: rows.reduce((n, r) => n + numberOf(r.cacheReadTokens), 0) }
+    return {
+      savings: (promptNano + responseNano) / 1e9,
+      cacheReadTokens: rows.reduce((n, r) => n + numberOf(r.cacheReadTokens), 0),
+      promptCacheSavings: promptNano / 1e9,
+      responseCacheHits: hits,
+      responseCacheSavings: responseNano / 1e9,
+    }
   }
 
   private where(principal: Principal, filter: unknown, window: TimeWindow, spec?: MetricSpec): SQL {

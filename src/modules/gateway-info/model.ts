@@ -35,6 +35,20 @@ export const GatewayMeta = t.Object({
   downgradedFrom: t.Optional(
     t.String({ description: "The model the caller asked for, when a budget's downgrade served another" }),
   ),
+  attempts: t.Optional(
+    t.Array(
+      t.Object({
+        provider: t.String(),
+        model: t.String(),
+        httpStatus: t.Optional(t.Integer({ description: "The provider's status; absent when no answer came" })),
+        error: t.Optional(t.String({ description: 'Why the attempt failed; absent for the one that served' })),
+        latencyMs: t.Number(),
+      }),
+      { description: 'Every provider call the request made, in order: retries, other keys, fallback steps' },
+    ),
+  ),
+  cached: t.Optional(t.Boolean({ description: "Answered from gw's response cache: nothing was charged" })),
+  cacheSavings: t.Optional(t.Number({ description: 'USD: what the cached answer cost when it was first made' })),
 })
 
 export const Pending = t.Object({ status: t.Literal('pending') })

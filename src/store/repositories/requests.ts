@@ -57,6 +57,8 @@ export interface RequestRecord {
   attempts: CallAttempt[] | null
   /** Answered from gw's response cache. */
   cached: boolean
+  /** The fallback chain whose alias the call named. */
+  fallbackChainId: string | null
   /** What a cached answer would have cost from the provider. */
   cacheSavedNano: number | null
   createdAt: Date
