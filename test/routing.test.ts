@@ -73,6 +73,19 @@ describe('fallback chains', () => {
     expect(record?.attempts).toHaveLength(2)
     expect(record?.model).toBe('gpt-4o')
     expect(record?.status).toBe('success')
+
+    const chains = (await (await h.request('GET', '/v1/gateway/fallback-chains', { token: org.ownerSession })).json()) as {
+      data: Array<{ id: string; match: { model: string } }>
+    }
+    const chainId = chains.data.find((c) => c.match.model === alias)?.id as string
+    const recent = await h.request('GET', `/v1/gateway/fallback-chains/${chainId}/calls`, { token: org.ownerSession })
+    expect(recent.status).toBe(200)
+    expect(((await recent.json()) as { data: unknown[] }).data).toMatchObject([
+      { requestId: response.headers.get('gw-id'), servedBy: 1, attempts: 2, status: 'success', model: 'gpt-4o' },
+    ])
+    const stranger = await h.org()
+    const theirs = await h.request('GET', `/v1/gateway/fallback-chains/${chainId}/calls`, { token: stranger.ownerSession })
+    expect(theirs.status).toBe(404)
   })
 
   test('429 with Retry-After, a timeout, and a dropped connection each fall through', async () => {

@@ -291,6 +291,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/budget/settings', 'reports.read'],
   // What an organisation's fallback chains are: the spec can create, replace and delete them, not list them.
   ['GET', '/v1/gateway/fallback-chains', 'org.read'],
+  // Which step of a chain served its recent calls: the spec can change a chain, not see it work.
+  ['GET', '/v1/gateway/fallback-chains/{chainId}/calls', 'traffic.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

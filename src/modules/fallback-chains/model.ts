@@ -157,3 +157,21 @@ export const Chain = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
+
+/** A call a chain served, or that failed on every step, as the chain's page shows it. */
+export const ChainCall = t.Object({
+  requestId: t.String(),
+  createdAt: t.String({ format: 'date-time' }),
+  status: t.Union([t.Literal('success'), t.Literal('error')]),
+  httpStatus: t.Integer(),
+  provider: t.String(),
+  model: t.String(),
+  servedBy: t.Nullable(
+    t.Integer({
+      description: "The step (from 0) whose model served the call; null when none did, or the step's model was changed since",
+    }),
+  ),
+  attempts: t.Integer({ description: 'Provider calls the request made' }),
+  cached: t.Boolean(),
+  latencyMs: t.Nullable(t.Integer()),
+})

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Authz } from '../../http/authz'
 import { answer, answerCreated, Created, Deleted, Ok } from '../../http/schema'
-import { Chain, ChainBody, ChainParams } from './model'
+import { Chain, ChainBody, ChainCall, ChainParams } from './model'
 import type { FallbackChainsService } from './service'
 
 /** Fallback chains (spec 4.6 `gateway_config.write`; the list is gw's own, `org.read`). */
@@ -30,6 +30,16 @@ export const fallbackChainRoutes = (authz: Authz, chains: FallbackChainsService)
         body: ChainBody,
         response: Ok(Chain),
         detail: { summary: 'Replace a fallback chain whole: what the body leaves out goes back to the defaults' },
+      },
+    )
+    .get(
+      '/v1/gateway/fallback-chains/:chainId/calls',
+      ({ principal, params }) => answer(chains.recentCalls(principal, params.chainId)),
+      {
+        catalogued: true,
+        params: ChainParams,
+        response: Ok(t.Array(ChainCall)),
+        detail: { summary: "A chain's latest calls, newest first, with the step that served each" },
       },
     )
     .delete('/v1/gateway/fallback-chains/:chainId', ({ principal, params }) => answer(chains.remove(principal, params.chainId)), {

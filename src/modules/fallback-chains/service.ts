@@ -26,6 +26,8 @@ export interface ChainRouting {
  * on the others within a second, with one database read per organisation per second, not per call.
  */
 const CHAIN_CACHE_MS = 1_000
+/** How many of a chain's latest calls its page shows. */
+const RECENT_CALLS = 50
 /** Organisations whose chains are held at once; the oldest go first. */
 const CACHED_ORGS = 100_000
 
@@ -103,6 +105,28 @@ export class FallbackChainsService implements ChainSource {
     if (!(await this.store.org(principal.orgId).fallbackChains.delete(id))) throw notFound('fallback chain')
     this.forget(principal.orgId)
     return { id, deleted: true as const }
+  }
+
+  /** The chain's latest calls, and which of its steps served each: how a chain is doing, at a glance. */
+  async recentCalls(principal: Principal, id: string) {
+    const chain = await this.store.org(principal.orgId).fallbackChains.get(id)
+    if (!chain) throw notFound('fallback chain')
+    const records = await this.store.requests.recentForChain(principal.orgId, id, RECENT_CALLS)
+    return records.map((record) => {
+      const served = record.status === 'success' ? chain.steps.findIndex((step) => step.model === record.model) : -1
+      return {
+        requestId: record.id,
+        createdAt: record.createdAt.toISOString(),
+        status: record.status,
+        httpStatus: record.httpStatus,
+        provider: record.provider,
+        model: record.model,
+        servedBy: served >= 0 ? served : null,
+        attempts: record.attempts?.length ?? (record.cached ? 0 : 1),
+        cached: record.cached,
+        latencyMs: record.latencyMs,
+      }
+    })
   }
 
   private async read(orgId: string): Promise<OrgChains> {

@@ -181,6 +181,15 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
         .limit(1)
       return row
     },
+    /** The latest calls a fallback chain served (or failed), newest first. */
+    async recentForChain(orgId: string, chainId: string, limit: number): Promise<RequestRecord[]> {
+      return orm
+        .select()
+        .from(requests)
+        .where(and(eq(requests.orgId, orgId), eq(requests.fallbackChainId, chainId)))
+        .orderBy(desc(requests.createdAt), desc(requests.id))
+        .limit(limit)
+    },
     /** A page of records matching a compiled condition (which already holds the organisation's scope). */
     async search(query: { where: SQL; sort: RequestSort; limit: number; offset: number }): Promise<RequestRecord[]> {
       const column = requests[SORT_COLUMNS[query.sort.field]]
