@@ -6,7 +6,8 @@
  *   FAKE_PORT=9000 FAKE_LATENCY_MS=0 bun bench/overhead/fake-provider.ts
  *
  * GET /stats answers {"calls": n}: how many chat completions it served, so the suite can prove an arm
- * really reached it.
+ * really reached it. A model whose name starts with `failing` is answered 500 at once (in OpenAI's
+ * error shape): the routing benchmark's failing step.
  */
 
 const port = Number(process.env.FAKE_PORT ?? 0)
@@ -64,6 +65,7 @@ const answers = (model: string): Answers => {
 }
 
 const DONE = frame('[DONE]')
+const FAILURE = JSON.stringify({ error: { message: 'The server had an error', type: 'server_error', param: null, code: null } })
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 
@@ -99,7 +101,9 @@ const server = Bun.serve({
     const body = (await request.json()) as ChatBody
     calls += 1
     if (latencyMs > 0) await Bun.sleep(latencyMs)
-    const found = answers(typeof body.model === 'string' ? body.model : 'unknown')
+    const model = typeof body.model === 'string' ? body.model : 'unknown'
+    if (model.startsWith('failing')) return new Response(FAILURE, { status: 500, headers: JSON_HEADERS })
+    const found = answers(model)
     if (body.stream !== true) return new Response(found.json, { headers: JSON_HEADERS })
     const withUsage = body.stream_options?.include_usage === true
     return stream(withUsage ? [...found.frames, found.usageFrame, DONE] : [...found.frames, DONE])
