@@ -160,6 +160,12 @@ interface Serving {
   cache?: CacheUse
 }
 
+/**
+ * The most keys one try of a step goes through before it waits for a retry or moves on: enough to get
+ * past a key that is limited or failing, not so many that an organisation with dozens of keys turns
+ * one call into dozens.
+ */
+const KEYS_PER_TRY = 3
 const JSON_TYPE = 'application/json'
 /** The longest stream the cache keeps: past it, a stream's bytes are let go rather than buffered to its end. */
 const CACHED_STREAM_BYTES = DEFAULT_MAX_ENTRY_BYTES
@@ -331,7 +337,7 @@ export class Gateway {
         if (keyFailing(result.failure))
           void this.deps.keyHealth.coolDown(key.id, coolDownMs(result.failure)).catch(() => undefined)
         if (!retryable(result.failure)) break
-        if (keys.some((candidate) => !tried.has(candidate.id))) continue
+        if (tried.size < KEYS_PER_TRY && keys.some((candidate) => !tried.has(candidate.id))) continue
         if (retries >= plan.retry.attempts) break
         const delay = retryDelayMs(plan.retry, retries + 1, result.failure)
         if (delay === undefined) break
