@@ -6,6 +6,7 @@ import { type InvalidationBus, LocalInvalidationBus } from '../../src/auth/inval
 import { loadCredentialKey } from '../../src/auth/secret-rotation'
 import type { Tier } from '../../src/auth/tiers'
 import { type Config, loadConfig } from '../../src/config'
+import type { ResponseCache } from '../../src/gateway/cache/store'
 import type { GatewayConfig } from '../../src/gateway/gateway'
 import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
 import { RequestLog } from '../../src/gateway/request-log/request-log'
@@ -102,6 +103,8 @@ export interface HarnessOptions {
   spendStore?: SpendStore
   /** Which provider keys are cooling down: in process when absent; Redis to share it between harnesses. */
   keyHealth?: KeyHealth
+  /** Where the response cache keeps answers: in process when absent; Redis to share them between harnesses. */
+  responseCache?: ResponseCache
   invalidations?: InvalidationBus
   txtResolver?: (name: string) => Promise<string[][]>
   usersFeature?: boolean
@@ -141,6 +144,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     limiterStore: options.limiterStore ?? new MemoryLimiterStore(options.now),
     spendStore: options.spendStore,
     keyHealth: options.keyHealth,
+    responseCache: options.responseCache,
     invalidations: options.invalidations ?? new LocalInvalidationBus(),
     txtResolver: options.txtResolver,
     usersFeature: options.usersFeature,
