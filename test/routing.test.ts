@@ -176,6 +176,47 @@ describe('fallback chains', () => {
     expect(fake.calls.at(-1)?.path).toBe('/v1/messages')
   })
 
+  test('an Anthropic-format stream falls back to an OpenAI model and is translated back', async () => {
+    const alias = await chain([{ model: 'claude-sonnet-4-5' }, { model: 'gpt-4o' }])
+    fake.steer({ model: 'claude-sonnet-4-5', directives: 'fake:error:529' })
+    const response = await h.request('POST', '/v1/messages', {
+      token: org.apiKey,
+      body: { model: alias, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('gw-gateway-mode')).toBe('translated')
+    const received = await events(response)
+    expect(received[0]?.event).toBe('message_start')
+    expect(received.at(-1)?.event).toBe('message_stop')
+    const text = received
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => (JSON.parse(e.data) as { delta: { text?: string } }).delta.text ?? '')
+      .join('')
+    expect(text).toBe(OPENAI_TEXT.join(''))
+  })
+
+  test('budgets hold each attempt and let a failed one go: only what served is counted', async () => {
+    const own = await h.org('growth')
+    await h.services.organizations.addCredits(own.orgId, 10)
+    const limit = await h.request('PUT', '/v1/budget/window-limit', {
+      token: own.ownerSession,
+      body: { scope: { kind: 'org' }, metric: 'requests', limit: 2, window: 'day' },
+    })
+    expect(limit.status).toBe(200)
+    const response = await h.request('POST', '/v1/gateway/fallback-chains', {
+      token: own.ownerSession,
+      body: { name: 'budgeted', match: { model: 'budgeted' }, steps: [{ model: 'gpt-4o-mini' }, { model: 'gpt-4o' }] },
+    })
+    expect(response.status).toBe(201)
+    fake.steer({ model: 'gpt-4o-mini', directives: 'fake:error:503' })
+    const statuses: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const call = await h.request('POST', '/v1/chat/completions', { token: own.apiKey, body: chat('budgeted') })
+      statuses.push(call.status)
+    }
+    expect(statuses).toEqual([200, 200, 429])
+  })
+
   test('the chain only serves its alias: another model is called as it is', async () => {
     await chain([{ model: 'gpt-4o-mini' }])
     const since = fake.calls.length
