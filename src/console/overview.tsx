@@ -10,7 +10,20 @@ interface Figures {
   errors: number
   latencyMs: number | null
   timeToFirstTokenMs: number | null
+  cacheHits: number
+  /** USD the response cache's hits would have cost. */
+  cacheSavings: number
 }
+
+interface CacheSavings {
+  savings: number
+  cacheReadTokens: number
+  promptCacheSavings: number
+  responseCacheHits: number
+  responseCacheSavings: number
+}
+
+const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 })
 
 type Rows = Array<Record<string, unknown>>
 
@@ -85,14 +98,17 @@ export function Overview() {
       metric<{ latencyMs: number | null }>('averageLatency'),
       metric<{ timeToFirstTokenMs: number | null }>('averageTimeToFirstToken'),
       metric<Array<{ count: number }>>('errorBreakdown'),
+      metric<CacheSavings>('cacheSavings'),
     ])
-      .then(([requests, cost, latency, firstToken, breakdown]) =>
+      .then(([requests, cost, latency, firstToken, breakdown, cache]) =>
         setFigures({
           requests: requests.count,
           cost: cost.cost,
           latencyMs: latency.latencyMs,
           timeToFirstTokenMs: firstToken.timeToFirstTokenMs,
           errors: breakdown.reduce((sum, row) => sum + row.count, 0),
+          cacheHits: cache.responseCacheHits,
+          cacheSavings: cache.responseCacheSavings,
         }),
       )
       .catch((failure: Error) => setError(failure.message))
@@ -108,7 +124,7 @@ export function Overview() {
     setBucket(WINDOWS.find((w) => w.id === id)?.bucket ?? 'hour')
   }
   return (
-    <section aria-labelledby="overview">
+    <section class="overview" aria-labelledby="overview">
       <h1 id="overview">Overview</h1>
       <div class="toolbar">
         <label>
@@ -145,6 +161,11 @@ export function Overview() {
           <Card label="Errors" value={formatCount(figures.errors)} />
           <Card label="Average latency" value={formatMs(figures.latencyMs)} />
           <Card label="Time to first token" value={formatMs(figures.timeToFirstTokenMs)} />
+          <Card
+            label="Cache hit rate"
+            value={figures.requests === 0 ? '-' : percent.format(figures.cacheHits / figures.requests)}
+            note={`${formatCount(figures.cacheHits)} ${figures.cacheHits === 1 ? 'hit' : 'hits'}, ${formatUsd(figures.cacheSavings)} saved`}
+          />
         </div>
       )}
       {series && (
@@ -164,13 +185,18 @@ export function Overview() {
   )
 }
 
-function Card({ label, value }: { label: string; value: string }) {
+function Card({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
     <div class="card">
       <div class="label">{label}</div>
       <div class="value" data-figure={label}>
         {value}
       </div>
+      {note && (
+        <div class="note" data-figure-note={label}>
+          {note}
+        </div>
+      )}
     </div>
   )
 }
