@@ -116,6 +116,7 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Roles',
         'Teams',
         'Rate limits',
+        'Routing',
         'Budgets',
         'Model prices',
         'Webhooks',

@@ -15,6 +15,7 @@ import { ProxyKeys } from './proxy-keys'
 import { RateLimits } from './rate-limits'
 import { Requests } from './requests'
 import { Roles } from './roles'
+import { Routing } from './routing'
 import { Sessions } from './sessions'
 import { SettingsPage } from './settings'
 import { SignIn } from './sign-in'
@@ -58,6 +59,7 @@ const PAGES: readonly PageEntry[] = [
     group: 'Organization',
     show: (p) => <RateLimits canWrite={p.can('spend_controls.write')} />,
   },
+  { hash: '#/routing', title: 'Routing', group: 'Organization', needs: 'org.read', show: (p) => <Routing {...p} /> },
   { hash: '#/budgets', title: 'Budgets', group: 'Organization', needs: 'reports.read', show: (p) => <Budgets {...p} /> },
   {
     hash: '#/model-prices',
