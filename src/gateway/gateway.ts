@@ -166,6 +166,7 @@ interface Serving {
  * one call into dozens.
  */
 const KEYS_PER_TRY = 3
+const NOTHING_COOLING: ReadonlySet<string> = new Set()
 const JSON_TYPE = 'application/json'
 /** The longest stream the cache keeps: past it, a stream's bytes are let go rather than buffered to its end. */
 const CACHED_STREAM_BYTES = DEFAULT_MAX_ENTRY_BYTES
@@ -296,7 +297,8 @@ export class Gateway {
       for (;;) {
         prepared = await this.admit(served, prepared)
         const { facts, provider, upstreamPath, outgoing, keys } = prepared
-        const cooling = await this.deps.keyHealth.coolingDown(keys.map((key) => key.id))
+        // One key is tried whatever its health: asking would cost a lookup (a Redis round trip) for nothing.
+        const cooling = keys.length > 1 ? await this.deps.keyHealth.coolingDown(keys.map((key) => key.id)) : NOTHING_COOLING
         const key = pickKey(keys, cooling, tried, this.random) ?? (keys[0] as KeyCandidate)
         tried.add(key.id)
         if (key.ptb) await this.credits.require(facts.principal.orgId)
@@ -622,7 +624,9 @@ export class Gateway {
     const facts: CallFacts = { ...state.facts, provider: hit.provider, model: hit.model, cacheHit: { savedNano: hit.costNano } }
     state.facts = facts
     facts.responseBody.set(hit.body)
-    const meta = await state.settle(facts, { status: 'success', httpStatus: hit.status, timeToFirstTokenMs: 0 })
+    // A replayed stream's first token is as early as its first byte; a whole answer has none, as from a provider.
+    const timeToFirstTokenMs = hit.streamed ? this.now() - facts.startedAt : undefined
+    const meta = await state.settle(facts, { status: 'success', httpStatus: hit.status, timeToFirstTokenMs })
     if (!hit.streamed) return withGatewayHeaders(facts, 'success', jsonAnswer(hit.body, hit.status))
     const metaFrame = facts.caller.metaFrame ?? (await this.orgWantsMetaFrame(facts.principal.orgId))
     const frame = metaFrame ? `event: gw\ndata: ${JSON.stringify(meta)}\n\n` : ''
