@@ -235,9 +235,13 @@ describe('fallback chains', () => {
     })
     expect(scoped.status).toBe(200)
     const since = fake.calls.length
-    const response = await h.request('POST', '/v1/chat/completions', { token: limited as string, body: chat(alias) })
+    const response = await h.request('POST', '/v1/chat/completions', { token: limited, body: chat(alias) })
     expect(response.status).toBe(200)
     expect(callsTo(since)).toEqual(['gpt-4o'])
+    const skipped = (await metaOf(response)).attempts?.[0]
+    expect(skipped).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5', latencyMs: 0 })
+    expect(skipped?.httpStatus).toBeUndefined()
+    expect(skipped?.error).toContain('skipped')
   })
 })
 

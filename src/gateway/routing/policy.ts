@@ -1,5 +1,6 @@
 import { badRequest } from '../../errors'
 import type { CallAttempt, ChainRetry, ChainStep, ChainTriggers } from '../../store/json-columns'
+import { resolveModel } from '../providers/registry'
 import { clientClosed } from '../steps/upstream'
 import { DEFAULT_FALLBACK_STATUSES, type FallbackChain } from './chains'
 
@@ -134,7 +135,12 @@ export function coolDownMs(failure: AttemptFailure): number {
 
 /** A step passed over before any call (the caller's key may not reach it, it has no key): an attempt with no status. */
 export function skippedStep(step: ChainStep, error: unknown): CallAttempt {
-  const provider = step.provider ?? 'gw'
+  let provider: string = step.provider ?? 'gw'
+  try {
+    provider = resolveModel(step.provider ? `${step.provider}/${step.model}` : step.model).provider.name
+  } catch {
+    // A model no provider serves keeps `gw`: the error says why it was skipped.
+  }
   return { provider, model: step.model, error: `skipped: ${(error as Error).message}`, latencyMs: 0 }
 }
 
