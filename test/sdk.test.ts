@@ -166,3 +166,35 @@ describe('the anthropic SDK', () => {
     expect(failure).toBeInstanceOf(Anthropic.BadRequestError)
   })
 })
+
+describe('routing through the SDKs', () => {
+  test('a streamed OpenAI answer replayed from the cache reads as the same stream in the SDK', async () => {
+    const options = { headers: { 'Gw-Cache-Enabled': 'true' } }
+    const read = async () => {
+      const { data: stream, response } = await openai.chat.completions
+        .create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'cached through the SDK' }] }, options)
+        .withResponse()
+      let text = ''
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ''
+      return { text, cache: response.headers.get('gw-cache') }
+    }
+    expect(await read()).toEqual({ text: OPENAI_TEXT.join(''), cache: 'MISS' })
+    expect(await read()).toEqual({ text: OPENAI_TEXT.join(''), cache: 'HIT' })
+  })
+
+  test("a chain's alias served by its second step, through the Anthropic SDK, streamed", async () => {
+    const created = await h.request('POST', '/v1/gateway/fallback-chains', {
+      token: org.ownerSession,
+      body: { name: 'sdk', match: { model: 'sdk-alias' }, steps: [{ model: 'claude-opus-4-1' }, { model: 'claude-sonnet-4-5' }] },
+    })
+    expect(created.status).toBe(201)
+    fake.steer({ model: 'claude-opus-4-1', directives: 'fake:error:529', times: 1 })
+    const stream = anthropic.messages.stream({
+      model: 'sdk-alias',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    const message = await stream.finalMessage()
+    expect(message.content[0]?.type === 'text' ? message.content[0].text : '').toBe(ANTHROPIC_TEXT.join(''))
+  })
+})
