@@ -20,6 +20,7 @@ import { PROVIDERS, resolveModel } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
 import { DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './gateway/routing/chains'
 import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
+import { AccessPolicies } from './governance/policies'
 import { authz } from './http/authz'
 import { errorMapper } from './http/error-mapper'
 import { storableUrl } from './http/storable-text'
@@ -165,6 +166,7 @@ export function createServices(deps: AppDeps) {
     { resolveModel, defaultStatuses: DEFAULT_FALLBACK_STATUSES, neverStatuses: NEVER_FALLBACK_STATUSES },
     deps.now,
   )
+  const accessPolicies = new AccessPolicies(deps.store, deps.invalidations, deps.now)
   const responseCache = deps.responseCache ?? new MemoryResponseCache({ maxBytes: DEFAULT_CACHE_BYTES })
   const gateway = new Gateway({
     config: deps.gateway,
@@ -177,6 +179,7 @@ export function createServices(deps: AppDeps) {
     meta: deps.meta,
     requestLog: deps.requestLog,
     chains: fallbackChains,
+    access: accessPolicies,
     keyHealth,
     cache: responseCache,
     log: deps.log,
@@ -207,6 +210,8 @@ export function createServices(deps: AppDeps) {
     budgets: new BudgetsService(deps.store, spendPolicies, budgets, deps.now),
     /** The organisations' fallback chains, and the gateway's reader of them (`ChainSource.chainFor`). */
     fallbackChains,
+    /** The organisations' compiled access rules: the gateway, MCP and A2A ask them; the governance module changes them. */
+    accessPolicies,
     sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),

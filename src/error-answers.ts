@@ -15,6 +15,7 @@ const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'authentication_error',
   payment_required: 'billing_error',
   forbidden: 'permission_error',
+  access_denied: 'permission_error',
   tier_required: 'permission_error',
   not_found: 'not_found_error',
   rate_limited: 'rate_limit_error',

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'payment_required'
   | 'forbidden'
+  | 'access_denied'
   | 'tier_required'
   | 'not_found'
   | 'conflict'
@@ -32,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   payment_required: 402,
   forbidden: 403,
+  access_denied: 403,
   tier_required: 403,
   not_found: 404,
   conflict: 409,

@@ -65,6 +65,8 @@ const LOWER = new Set([
   'auth',
   'store',
   'egress',
+  'spend',
+  'governance',
 ])
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */

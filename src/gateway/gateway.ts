@@ -11,6 +11,7 @@ import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
 import { errorBody } from '../error-answers'
 import { badRequest, callerFacing, internalError } from '../errors'
+import type { AccessPolicies } from '../governance/policies'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import { NANO_PER_USD } from '../money/cost'
@@ -102,6 +103,8 @@ export interface GatewayDeps {
   requestLog: RequestLog
   /** An organisation's fallback chains. */
   chains: ChainSource
+  /** Who may use which provider and model: the organisation's access rules. */
+  access: Pick<AccessPolicies, 'require'>
   /** Which provider keys are cooling down after a 429 or a failure, shared between instances through Redis. */
   keyHealth: KeyHealth
   /** The response cache: in process, or Redis. */
@@ -211,7 +214,11 @@ export class Gateway {
       const headers = call.request.headers
       const chain = await this.deps.chains.chainFor(state.facts.principal.orgId, read.fields.model)
       const plan = planFor(read.fields.model, chain, headers)
-      if (chain) state.facts = { ...state.facts, chainId: chain.id }
+      if (chain) {
+        state.facts = { ...state.facts, chainId: chain.id }
+        // The alias is a model the rules may name too: denied, none of its steps is tried.
+        await this.deps.access.require(state.facts.principal, [{ kind: 'model', id: chain.matchModel }])
+      }
       const cacheAsk = route.answer === 'provider' && !read.multipart ? readCacheRequest(headers) : undefined
 
       // 3. The first step the caller's key may take: its provider, its keys, the most it can cost.
@@ -434,6 +441,11 @@ export class Gateway {
     const { provider, model } = resolveModel(requested)
     let facts: CallFacts = { ...known, provider: provider.name, model }
     requireGatewayScope(facts.principal, { provider: provider.name, model })
+    // Before anything is held or sent: a denied step is skipped like one the key may not reach.
+    await this.deps.access.require(facts.principal, [
+      { kind: 'provider', id: provider.name },
+      { kind: 'model', id: model },
+    ])
     const translation = translationBetween(facts.callerFormat, provider.format)
     facts = { ...facts, mode: translation ? 'translated' : 'passthrough' }
     const upstreamPath = upstreamPathFor(call.path, provider, translation)

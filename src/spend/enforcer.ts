@@ -390,7 +390,7 @@ function amountOf(limit: BudgetLimit, call: SpendCall): number {
 }
 
 const downgradeFor = (policy: SpendPolicy, model: string): Downgrade | undefined =>
-  policy.downgrades.find((d) => d.matches.test(model) && d.toModel !== model)
+  policy.downgrades.find((d) => d.matches(model) && d.toModel !== model)
 
 function budgetExceeded(applied: AppliedLimit, state: CounterState, amount: number, now: number): ApiError {
   const { limit, value } = applied

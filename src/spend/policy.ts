@@ -1,11 +1,12 @@
 import type { BudgetLimit, DowngradeMapping } from '../store/repositories/budgets'
 import type { Store } from '../store/store'
+import { globMatches } from '../util/glob'
 import { TtlCache } from '../util/ttl-cache'
 import { type WindowSettings, windowSettingsOf } from './windows'
 
-/** A downgrade mapping with its glob made a pattern once. */
+/** A downgrade mapping, with the test of its glob. */
 export interface Downgrade extends DowngradeMapping {
-  matches: RegExp
+  matches(model: string): boolean
 }
 
 export interface AlertConfig {
@@ -36,15 +37,6 @@ const alertConfig = (thresholds: readonly number[], channels: readonly string[])
   channels,
   levels: levelsOf(thresholds),
 })
-
-/** `*` is any run of characters; everything else is itself. */
-export const globPattern = (glob: string): RegExp =>
-  new RegExp(
-    `^${glob
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  )
 
 /**
  * Policies are read this fresh: a change is in force on this instance at once (the budgets service
@@ -100,7 +92,7 @@ export class SpendPolicies {
       limits,
       // The most specific glob first: a mapping for `gpt-4o-mini` wins over one for `gpt-4o*`.
       downgrades: mappings
-        .map((m) => ({ ...m, matches: globPattern(m.fromModel) }))
+        .map((m) => ({ ...m, matches: (model: string) => globMatches(m.fromModel, model) }))
         .sort((a, b) => b.fromModel.replaceAll('*', '').length - a.fromModel.replaceAll('*', '').length),
       windows: windowSettingsOf(settings),
       alerts: settings.alertThresholds

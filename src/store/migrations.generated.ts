@@ -19,6 +19,7 @@ import pg15 from '../../drizzle/pg/0015_complete_invisible_woman.sql' with { typ
 import pg16 from '../../drizzle/pg/0016_webhooks_integrations.sql' with { type: 'text' }
 import pg17 from '../../drizzle/pg/0017_spend_controls.sql' with { type: 'text' }
 import pg18 from '../../drizzle/pg/0018_routing.sql' with { type: 'text' }
+import pg19 from '../../drizzle/pg/0019_access_rules.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -38,6 +39,7 @@ import sqlite15 from '../../drizzle/sqlite/0015_nice_white_queen.sql' with { typ
 import sqlite16 from '../../drizzle/sqlite/0016_webhooks_integrations.sql' with { type: 'text' }
 import sqlite17 from '../../drizzle/sqlite/0017_spend_controls.sql' with { type: 'text' }
 import sqlite18 from '../../drizzle/sqlite/0018_routing.sql' with { type: 'text' }
+import sqlite19 from '../../drizzle/sqlite/0019_access_rules.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -60,6 +62,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0016_webhooks_integrations', sql: sqlite16 },
   { tag: '0017_spend_controls', sql: sqlite17 },
   { tag: '0018_routing', sql: sqlite18 },
+  { tag: '0019_access_rules', sql: sqlite19 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -82,4 +85,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0016_webhooks_integrations', sql: pg16 },
   { tag: '0017_spend_controls', sql: pg17 },
   { tag: '0018_routing', sql: pg18 },
+  { tag: '0019_access_rules', sql: pg19 },
 ]

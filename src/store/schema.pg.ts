@@ -746,3 +746,42 @@ export const fallbackChains = pgTable(
   },
   (t) => [uniqueIndex('fallback_chains_org_model_idx').on(t.orgId, t.matchModel)],
 )
+
+/**
+ * Who may use which provider, model, MCP server or tool, and agent: a rule matches a subject (the
+ * organisation, a team, a member, a role, a key; `subject_id` '' for the organisation) and a resource
+ * (its kind and a glob of its id). A matching deny wins over a matching allow, which wins over the default.
+ */
+export const accessRules = pgTable(
+  'access_rules',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    subjectKind: text('subject_kind', { enum: ['org', 'team', 'member', 'role', 'key'] }).notNull(),
+    subjectId: text('subject_id').notNull(),
+    resourceKind: text('resource_kind', { enum: ['provider', 'model', 'mcp_server', 'mcp_tool', 'agent'] }).notNull(),
+    /** A glob: `*` stands for any run of characters. */
+    resourceId: text('resource_id').notNull(),
+    effect: text('effect', { enum: ['allow', 'deny'] }).notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [index('access_rules_org_idx').on(t.orgId)],
+)
+
+/** What a resource kind allows when no rule matches; absent: allow. */
+export const accessDefaults = pgTable(
+  'access_defaults',
+  {
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    resourceKind: text('resource_kind', { enum: ['provider', 'model', 'mcp_server', 'mcp_tool', 'agent'] }).notNull(),
+    effect: text('effect', { enum: ['allow', 'deny'] }).notNull(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.resourceKind] })],
+)

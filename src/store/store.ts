@@ -1,4 +1,5 @@
 import type { Database } from './database'
+import { accessDefaultsRepository, accessRulesRepository } from './repositories/access-rules'
 import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
 import { budgetActionsRepository } from './repositories/budget-actions'
@@ -57,6 +58,8 @@ const ORG_REPOSITORIES = {
   downgradeMappings: downgradeMappingsRepository,
   budgetNotices: budgetNoticesRepository,
   fallbackChains: fallbackChainsRepository,
+  accessRules: accessRulesRepository,
+  accessDefaults: accessDefaultsRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }

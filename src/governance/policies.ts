@@ -1,0 +1,131 @@
+import type { InvalidationBus } from '../auth/invalidation'
+import type { Principal } from '../auth/principal'
+import { ApiError } from '../errors'
+import type { Clock, Store } from '../store/store'
+import { TtlCache } from '../util/ttl-cache'
+import { AccessPolicy, type Decision, type Effect, type Resource, type ResourceKind, type Subject } from './rules'
+
+/**
+ * An organisation's compiled rules are read this fresh at most. A change through the API reaches
+ * every instance at once through the invalidation bus (Redis when configured); this bound is for a
+ * message an instance missed (Redis away).
+ */
+const POLICY_CACHE_MS = 5_000
+/** A member's role and teams change rarely; they are looked up only when a rule names a team or role. */
+const MEMBER_CACHE_MS = 5_000
+const CACHED_ORGS = 100_000
+const CACHED_MEMBERS = 100_000
+/** What the bus carries for an organisation whose rules changed (it carries credential keys too). */
+const MESSAGE_PREFIX = 'access:'
+
+interface MemberFacts {
+  role?: string
+  teamIds: readonly string[]
+}
+
+/** A refusal by an access rule (or the default), in words a caller can act on. */
+export function accessDenied(resource: Resource, decision: Decision): ApiError {
+  const why = decision.matchedRuleId
+    ? `access rule ${decision.matchedRuleId}${decision.reason ? ` (${decision.reason})` : ''}`
+    : `this organization's default for ${resource.kind.replace('_', ' ')}s`
+  return new ApiError('access_denied', `${resource.kind.replace('_', ' ')} ${resource.id} is denied by ${why}`, {
+    resource,
+    ruleId: decision.matchedRuleId,
+  })
+}
+
+/**
+ * The organisations' access rules as the gateway, the MCP gateway and the A2A relay ask them: one
+ * evaluator for models, tools and agents, compiled per organisation, dropped on every instance when
+ * the rules change.
+ */
+export class AccessPolicies {
+  private readonly policies: TtlCache<string, Promise<AccessPolicy>>
+  private readonly members: TtlCache<string, Promise<MemberFacts>>
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: InvalidationBus,
+    now: Clock = Date.now,
+  ) {
+    this.policies = new TtlCache(CACHED_ORGS, POLICY_CACHE_MS, now)
+    this.members = new TtlCache(CACHED_MEMBERS, MEMBER_CACHE_MS, now)
+    bus.subscribe((message) => {
+      if (message.startsWith(MESSAGE_PREFIX)) this.policies.delete(message.slice(MESSAGE_PREFIX.length))
+    })
+  }
+
+  /** The organisation's compiled rules; calls of one organisation share one read, a failed read is not kept. */
+  policyOf(orgId: string): Promise<AccessPolicy> {
+    return this.cached(this.policies, orgId, async () => {
+      const org = this.store.org(orgId)
+      const [rules, defaults] = await Promise.all([org.accessRules.list(), org.accessDefaults.list()])
+      return new AccessPolicy(
+        rules,
+        Object.fromEntries(defaults.map((d) => [d.resourceKind, d.effect])) as Record<ResourceKind, Effect>,
+      )
+    })
+  }
+
+  /** Tells every instance that an organisation's rules or defaults changed. */
+  async changed(orgId: string): Promise<void> {
+    this.policies.delete(orgId)
+    await this.bus.publish(`${MESSAGE_PREFIX}${orgId}`)
+  }
+
+  /**
+   * Who a caller stands for, for the rules: its key, the member it acts for (a session's person, or the
+   * key's creator), and that member's role and teams (a session's role is its own).
+   */
+  async subjectOf(principal: Principal, policy: AccessPolicy): Promise<Subject> {
+    const subject: Subject = { keyId: principal.apiKeyId, memberId: principal.memberId, role: principal.role, teamIds: [] }
+    if (!policy.needsMemberFacts || !principal.memberId) return subject
+    const facts = await this.memberFacts(principal.orgId, principal.memberId)
+    return { ...subject, role: principal.role ?? facts.role, teamIds: facts.teamIds }
+  }
+
+  /** A member's role and teams, as rules on a member, a team or a role read them. */
+  memberFacts(orgId: string, memberId: string): Promise<MemberFacts> {
+    return this.cached(this.members, `${orgId}:${memberId}`, async () => {
+      const org = this.store.org(orgId)
+      const [membership, teams] = await Promise.all([org.memberships.get(memberId), org.teams.listForUser(memberId)])
+      return { role: membership?.role, teamIds: teams.map((team) => team.id) }
+    })
+  }
+
+  /**
+   * The first of `resources` the caller may not use, with the decision, or undefined when it may use
+   * them all. An organisation with no rules on a kind (and an allowing default) is not asked further.
+   */
+  async refusal(
+    principal: Principal,
+    resources: readonly Resource[],
+  ): Promise<{ resource: Resource; decision: Decision } | undefined> {
+    const policy = await this.policyOf(principal.orgId)
+    const governed = resources.filter((resource) => policy.governs(resource.kind))
+    if (governed.length === 0) return undefined
+    const subject = await this.subjectOf(principal, policy)
+    for (const resource of governed) {
+      const decision = policy.decide(subject, resource)
+      if (decision.decision === 'deny') return { resource, decision }
+    }
+    return undefined
+  }
+
+  /** Throws the caller's 403 `access_denied` when a rule (or the default) denies one of `resources`. */
+  async require(principal: Principal, resources: readonly Resource[]): Promise<void> {
+    const refused = await this.refusal(principal, resources)
+    if (refused) throw accessDenied(refused.resource, refused.decision)
+  }
+
+  private cached<T>(cache: TtlCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    const found = cache.get(key)
+    if (found) return found
+    const loading = load()
+    cache.set(key, loading)
+    loading.catch(() => {
+      if (cache.get(key) === loading) cache.delete(key)
+    })
+    return loading
+  }
+}
