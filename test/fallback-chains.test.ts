@@ -13,7 +13,7 @@ interface ChainView {
   name: string
   match: { model: string }
   steps: Array<{ model: string; provider?: string; providerKeyId?: string; timeoutMs?: number }>
-  on: { statusCodes: number[]; timeout: boolean; networkError: boolean }
+  on: { statusCodes: number[]; defaultStatusCodes: boolean; timeout: boolean; networkError: boolean }
   retry: { attempts: number; minDelayMs: number; maxDelayMs: number } | null
   createdAt: string
   updatedAt: string
@@ -24,7 +24,7 @@ interface Failure {
 }
 
 const PATH = '/v1/gateway/fallback-chains'
-const DEFAULT_ON = { statusCodes: [...DEFAULT_FALLBACK_STATUSES], timeout: true, networkError: true }
+const DEFAULT_ON = { statusCodes: [...DEFAULT_FALLBACK_STATUSES], defaultStatusCodes: true, timeout: true, networkError: true }
 const chainBody = (alias = 'smart', extra: Record<string, unknown> = {}) => ({
   name: `chain for ${alias}`,
   match: { model: alias },
@@ -107,7 +107,7 @@ describe.each(DIALECTS)('fallback chains on %s', (dialect) => {
       expect(created).toMatchObject({
         name: 'padded',
         steps: [{ model: 'gpt-4o', provider: 'openai' }, { model: 'my-model', provider: 'anthropic' }, { model: 'openai/llama' }],
-        on: { statusCodes: [429, 503], timeout: true, networkError: false },
+        on: { statusCodes: [429, 503], defaultStatusCodes: false, timeout: true, networkError: false },
         retry: { attempts: 2, minDelayMs: 100, maxDelayMs: 100 },
       })
       const [row] = await rows(org)

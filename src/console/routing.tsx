@@ -23,6 +23,8 @@ interface Retry {
 
 interface Triggers {
   statusCodes: number[]
+  /** The chain names none: it follows the defaults, any other 5xx included. */
+  defaultStatusCodes: boolean
   timeout: boolean
   networkError: boolean
 }
@@ -67,16 +69,13 @@ const CHAINS_PATH = '/v1/gateway/fallback-chains'
 const chainPath = (chain: Chain) => `${CHAINS_PATH}/${encodeURIComponent(chain.id)}`
 const MAX_STEPS = 10
 /**
- * The server's DEFAULT_FALLBACK_STATUSES, which its answers fill in when a chain names none. A chain
- * answering exactly these is edited with the field empty, so saving it keeps following the defaults
- * (and any other 5xx) rather than freezing today's list; the browser test holds the two equal.
+ * The server's DEFAULT_FALLBACK_STATUSES, shown as the empty field's placeholder (the browser test holds
+ * the two equal). A chain that names none (`defaultStatusCodes`) is edited with the field empty, so
+ * saving it keeps following the defaults, and any other 5xx, rather than freezing today's list.
  */
 const DEFAULT_STATUS_CODES: readonly number[] = [404, 408, 409, 410, 429, 500, 502, 503, 504, 529]
 /** A new chain's retry delays: the gateway's own when a caller asks for retries without naming delays. */
 const DEFAULT_DELAYS = { minDelayMs: 200, maxDelayMs: 5_000 } as const
-
-const followsDefaults = (codes: readonly number[]) =>
-  codes.length === DEFAULT_STATUS_CODES.length && DEFAULT_STATUS_CODES.every((code) => codes.includes(code))
 
 /** `429, 500 503` as statuses; what is not a number goes as it is, for the API to name. */
 const statusCodesOf = (text: string): Array<number | string> =>
@@ -87,7 +86,7 @@ const statusCodesOf = (text: string): Array<number | string> =>
 
 function statusesText(on: Triggers): string {
   const codes = on.statusCodes.join(', ')
-  return followsDefaults(on.statusCodes) ? `the defaults: ${codes}, and any other 5xx` : codes
+  return on.defaultStatusCodes ? `the defaults: ${codes}, and any other 5xx` : codes
 }
 
 function alsoText(on: Triggers): string {
@@ -502,7 +501,7 @@ function ChainForm({
   }
 
   const name = chain ? `Edit ${chain.name}` : 'New fallback chain'
-  const codes = chain && !followsDefaults(chain.on.statusCodes) ? chain.on.statusCodes.join(', ') : ''
+  const codes = chain && !chain.on.defaultStatusCodes ? chain.on.statusCodes.join(', ') : ''
   return (
     <form class={chain ? 'setting card chain-form' : 'setting chain-form'} onSubmit={submit} aria-label={name}>
       <fieldset>

@@ -148,6 +148,9 @@ export const Chain = t.Object({
       statusCodes: t.Array(t.Integer(), {
         description: 'as given; when none were, the defaults (any other 5xx moves on too)',
       }),
+      defaultStatusCodes: t.Boolean({
+        description: 'true when the chain names no statuses and follows the defaults, which may change with gw',
+      }),
       timeout: t.Boolean(),
       networkError: t.Boolean(),
     },

@@ -209,6 +209,7 @@ export class FallbackChainsService implements ChainSource {
       steps: row.steps,
       on: {
         statusCodes: on.statusCodes ?? [...this.routing.defaultStatuses],
+        defaultStatusCodes: on.statusCodes === undefined,
         timeout: on.timeout ?? true,
         networkError: on.networkError ?? true,
       },
