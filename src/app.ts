@@ -46,6 +46,8 @@ import { healthRoutes } from './modules/health/routes'
 import { HealthService } from './modules/health/service'
 import { integrationRoutes } from './modules/integrations/routes'
 import { IntegrationsService } from './modules/integrations/service'
+import { mcpServerRoutes } from './modules/mcp-servers/routes'
+import { McpServersService } from './modules/mcp-servers/service'
 import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { modelPriceRoutes } from './modules/model-prices/routes'
@@ -229,6 +231,7 @@ export function createServices(deps: AppDeps) {
     deliverer,
     webhooks: new WebhooksService(deps.store, vault, egress, deliverer, deps.now),
     integrations: new IntegrationsService(deps.store, vault, egress, serviceUrls, deps.now),
+    mcpServers: new McpServersService(deps.store, vault, egress, deps.now),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
@@ -333,6 +336,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
     .use(webhookRoutes(gate, services.webhooks))
     .use(integrationRoutes(gate, services.integrations))
+    .use(mcpServerRoutes(gate, services.mcpServers))
     .use(dispatchRoutes(services.dispatch, services.providerApi))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)

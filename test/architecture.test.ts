@@ -67,6 +67,7 @@ const LOWER = new Set([
   'egress',
   'spend',
   'governance',
+  'mcp',
 ])
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */

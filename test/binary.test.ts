@@ -180,7 +180,14 @@ describe('the compiled binary', () => {
       const rotated = run(['secret', 'rotate'], { cwd })
       expect(rotated.code).toBe(0)
       expect(JSON.parse(rotated.stdout)).toMatchObject({
-        rotated: { serverKeys: 1, providerKeys: 0, ssoClientSecrets: 0, webhookSecrets: 0, integrationSecrets: 0 },
+        rotated: {
+          serverKeys: 1,
+          providerKeys: 0,
+          ssoClientSecrets: 0,
+          webhookSecrets: 0,
+          integrationSecrets: 0,
+          mcpServerTokens: 0,
+        },
       })
       expect(await Bun.file(join(cwd, 'gw-data', 'secret')).text()).not.toBe(secretBefore)
       expect(statSync(join(cwd, 'gw-data', 'secret')).mode & 0o777).toBe(0o600)

@@ -14,6 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
+import { EgressPolicy } from '../src/egress/policy'
 import { DISPATCH_PATHS, type DispatchPath } from '../src/gateway/dispatch-routes'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import {
@@ -128,7 +129,9 @@ class World implements IdSource {
   }
 
   private harness(): Promise<Harness> {
-    return createHarness({ database: this.database, providers: providersAt(this.fake) })
+    // No name resolves: an outgoing call a fuzzed route makes (an MCP probe) ends at once, reaching nothing.
+    const egress = new EgressPolicy({ enabled: true, resolve: async () => [] })
+    return createHarness({ database: this.database, providers: providersAt(this.fake), egress })
   }
 
   /** Ids for a field or parameter by its name; `requestIds` takes what `requestId` does. */
@@ -236,6 +239,12 @@ class World implements IdSource {
       '/v1/gateway/fallback-chains',
       { name: 'seed chain', match: { model: 'seed-alias' }, steps: [{ model: 'gpt-4o' }] },
       ['chainId'],
+    )
+    await create(
+      'POST',
+      '/v1/mcp/servers',
+      { name: 'seed-tools', url: 'https://mcp.example.test/mcp', transport: 'streamable_http', auth: { kind: 'none' } },
+      ['id'],
     )
     const chat = await this.h.request('POST', '/v1/chat/completions', {
       token: org.apiKey,

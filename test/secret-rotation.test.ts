@@ -24,6 +24,7 @@ for (const dialect of DIALECTS) {
           ssoClientSecrets: 0,
           webhookSecrets: 0,
           integrationSecrets: 0,
+          mcpServerTokens: 0,
         })
 
         // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.

@@ -38,9 +38,10 @@ const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/vault/update/{id}', 'providerKey'],
   ['/v1/budget/window-limit', 'windowLimit'],
   ['/v1/budget/velocity-limit', 'velocityLimit'],
+  ['/v1/mcp/servers/{id}', 'mcpServer'],
 ]
 /** Parameters that name nothing of an organisation's own. */
-const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1', type: 'slack' }
+const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1', type: 'slack', serverId: 'deepwiki' }
 /** What an id field of a request body names, by its name. */
 const BODY_KINDS: Record<string, Kind> = {
   userId: 'user',
@@ -411,6 +412,9 @@ for (const dialect of DIALECTS) {
           'POST /v1/api-keys/proxy-key',
           'PUT /v1/gateway/fallback-chains/{chainId}',
           'DELETE /v1/gateway/fallback-chains/{chainId}',
+          'PATCH /v1/mcp/servers/{id}',
+          'DELETE /v1/mcp/servers/{id}',
+          'POST /v1/mcp/servers/{id}/probe',
         ]),
       )
     })

@@ -293,6 +293,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/gateway/fallback-chains', 'org.read'],
   // Which step of a chain served its recent calls: the spec can change a chain, not see it work.
   ['GET', '/v1/gateway/fallback-chains/{chainId}/calls', 'traffic.read'],
+  // Which MCP servers the built-in catalogue offers: the spec can switch one on by id, not list them.
+  ['GET', '/v1/mcp/platform-servers', 'org.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

@@ -41,6 +41,7 @@ export async function rotateServerSecret(
   ssoClientSecrets: number
   webhookSecrets: number
   integrationSecrets: number
+  mcpServerTokens: number
 }> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
@@ -70,12 +71,18 @@ export async function rotateServerSecret(
       const context = sealContexts.integrationSecrets(integration)
       await tx.integrationSeals.reseal(integration.id, to.seal(from.open(integration.sealedSecrets, context), context))
     }
+    const mcpServers = await tx.mcpServerSeals.listAll()
+    for (const server of mcpServers) {
+      const context = sealContexts.mcpServerToken(server)
+      await tx.mcpServerSeals.reseal(server.id, to.seal(from.open(server.sealedToken, context), context))
+    }
     return {
       serverKeys: serverKeys.length,
       providerKeys: providerKeys.length,
       ssoClientSecrets: ssoConfigs.length,
       webhookSecrets: webhooks.length,
       integrationSecrets: integrations.length,
+      mcpServerTokens: mcpServers.length,
     }
   })
 }

@@ -44,4 +44,5 @@ export const sealContexts = {
   webhookSecret: (webhook: { orgId: string; id: string }) => `webhook_secret:${webhook.orgId}:${webhook.id}`,
   integrationSecrets: (integration: { orgId: string; id: string }) =>
     `integration_secrets:${integration.orgId}:${integration.id}`,
+  mcpServerToken: (server: { orgId: string; id: string }) => `mcp_server_token:${server.orgId}:${server.id}`,
 }

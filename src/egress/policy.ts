@@ -162,6 +162,26 @@ export class EgressPolicy {
     })
   }
 
+  /**
+   * `fetch`'s own signature with the same checks as `fetch` above, for a client library that makes its
+   * requests itself (the MCP SDK's transports): each request is checked and pinned when it is made, and
+   * a redirect is handed back to the library (not followed here), whose next request is checked again.
+   * The caller's signal bounds it.
+   */
+  readonly guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const destination = input instanceof Request ? input.url : input.toString()
+    const pinned = await this.pin(destination)
+    const headers = new Headers(input instanceof Request ? input.headers : undefined)
+    for (const [name, value] of new Headers(init?.headers)) headers.set(name, value)
+    headers.set('host', pinned.host)
+    return fetch(pinned.url, {
+      ...init,
+      headers,
+      redirect: 'manual',
+      tls: { serverName: pinned.serverName },
+    })
+  }
+
   /** A resolver that does not answer is a destination that cannot be reached, not a wait without end. */
   private async resolveWithin(host: string): Promise<string[]> {
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -20,6 +20,7 @@ import pg16 from '../../drizzle/pg/0016_webhooks_integrations.sql' with { type: 
 import pg17 from '../../drizzle/pg/0017_spend_controls.sql' with { type: 'text' }
 import pg18 from '../../drizzle/pg/0018_routing.sql' with { type: 'text' }
 import pg19 from '../../drizzle/pg/0019_access_rules.sql' with { type: 'text' }
+import pg20 from '../../drizzle/pg/0020_mcp_servers.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -40,6 +41,7 @@ import sqlite16 from '../../drizzle/sqlite/0016_webhooks_integrations.sql' with 
 import sqlite17 from '../../drizzle/sqlite/0017_spend_controls.sql' with { type: 'text' }
 import sqlite18 from '../../drizzle/sqlite/0018_routing.sql' with { type: 'text' }
 import sqlite19 from '../../drizzle/sqlite/0019_access_rules.sql' with { type: 'text' }
+import sqlite20 from '../../drizzle/sqlite/0020_mcp_servers.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -63,6 +65,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0017_spend_controls', sql: sqlite17 },
   { tag: '0018_routing', sql: sqlite18 },
   { tag: '0019_access_rules', sql: sqlite19 },
+  { tag: '0020_mcp_servers', sql: sqlite20 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -86,4 +89,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0017_spend_controls', sql: pg17 },
   { tag: '0018_routing', sql: pg18 },
   { tag: '0019_access_rules', sql: pg19 },
+  { tag: '0020_mcp_servers', sql: pg20 },
 ]

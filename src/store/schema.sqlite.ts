@@ -773,3 +773,32 @@ export const accessDefaults = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.orgId, t.resourceKind] })],
 )
+
+/**
+ * The MCP servers an organisation registered: where gw reaches them and which of their tools it offers.
+ * A bearer token is kept sealed (the vault, bound to the row), with a hint to tell tokens apart; the name
+ * is the tool prefix (`<name>__<tool>`), unique in the organisation.
+ */
+export const mcpServers = sqliteTable(
+  'mcp_servers',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    transport: text('transport', { enum: ['streamable_http', 'sse'] }).notNull(),
+    authKind: text('auth_kind', { enum: ['none', 'bearer'] }).notNull(),
+    sealedToken: text('sealed_token'),
+    tokenHint: text('token_hint'),
+    toolAllow: text('tool_allow', { mode: 'json' }).$type<string[]>().notNull(),
+    toolDeny: text('tool_deny', { mode: 'json' }).$type<string[]>().notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    /** The built-in catalogue's entry it was made from; null for a server registered by hand. */
+    platformServerId: text('platform_server_id'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('mcp_servers_org_name_idx').on(t.orgId, t.name)],
+)

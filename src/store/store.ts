@@ -11,6 +11,7 @@ import { feedbackRepository } from './repositories/feedback'
 import { integrationSealsRepository, integrationsRepository } from './repositories/integrations'
 import { invitesRepository, inviteTokensRepository } from './repositories/invites'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
+import { mcpServerSealsRepository, mcpServersRepository } from './repositories/mcp-servers'
 import { membershipsRepository, userMembershipsRepository } from './repositories/memberships'
 import { modelPricesRepository } from './repositories/model-prices'
 import { allSettingsRepository, organizationSettingsRepository } from './repositories/organization-settings'
@@ -60,6 +61,7 @@ const ORG_REPOSITORIES = {
   fallbackChains: fallbackChainsRepository,
   accessRules: accessRulesRepository,
   accessDefaults: accessDefaultsRepository,
+  mcpServers: mcpServersRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
@@ -89,6 +91,7 @@ const systemRepositories = (db: Database) => ({
   budgetActions: budgetActionsRepository(db),
   deliveries: deliveriesRepository(db),
   integrationSeals: integrationSealsRepository(db),
+  mcpServerSeals: mcpServerSealsRepository(db),
 })
 
 export type SystemRepositories = ReturnType<typeof systemRepositories>

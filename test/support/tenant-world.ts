@@ -111,6 +111,14 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     match: { model: `alias-of-${tag}` },
     steps: [{ model: 'gpt-4o', providerKeyId: str(providerKey, 'id') }, { model: 'claude-haiku-4-5' }],
   })
+  // Never reached in these tests: its URL only has to pass the egress policy's checks when it is saved.
+  const mcpServer = await as('POST', '/v1/mcp/servers', {
+    name: `server-of-${tag}`,
+    url: `https://mcp-of-${tag}.example.test/mcp`,
+    transport: 'streamable_http',
+    auth: { kind: 'bearer', token: `mcp-token-of-${tag}-0123456789` },
+    toolAllow: [`tool-of-${tag}`],
+  })
   await as('PUT', '/v1/model-prices', {
     provider: 'openai',
     model: `model-of-${tag}`,
@@ -175,6 +183,8 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     session: [session],
     property: [property],
     ...raw,
+    // The registration first (the one a single slot names), then the id the relayed-call log names.
+    mcpServer: [str(mcpServer, 'id'), ...raw.mcpServer],
   }
   return { org, tag, ids, markers: [...new Set([...Object.values(ids).flat(), `-of-${tag}`])] }
 }
