@@ -258,8 +258,8 @@ async function protectedResourceOf(
         await response.body?.cancel()
         continue
       }
-      const text = await response.text()
-      if (text.length > PROTECTED_RESOURCE_BYTES) continue
+      const text = await boundedText(response, PROTECTED_RESOURCE_BYTES)
+      if (text === undefined) continue
       const document: unknown = JSON.parse(text)
       if (typeof document === 'object' && document !== null && !Array.isArray(document))
         return document as Record<string, unknown>
@@ -268,6 +268,25 @@ async function protectedResourceOf(
     }
   }
   return null
+}
+
+/** The body as text, or undefined (the rest not read) once it passes `limit` bytes: a server decides its size, not gw's memory. */
+async function boundedText(response: Response, limit: number): Promise<string | undefined> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** A valid registration name (the tool prefix) made from what a server calls itself, or from its host. */
