@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EgressPolicy, EgressRefused, parseAllowList } from '../src/egress/policy'
 import { derivedName, discover, probe } from '../src/mcp/client'
-import { type FakeMcpServer, startFakeMcpServer } from './support/fake-mcp-server'
+import { type FakeMcpServer, startFakeMcpServer, startFakeSseMcpServer } from './support/fake-mcp-server'
 
 /** gw's MCP client (src/mcp/client.ts) on its own: time limits, what discovery reads, the names it makes. */
 
@@ -9,9 +9,11 @@ const loopback = new EgressPolicy({ enabled: true, allow: parseAllowList('127.0.
 const fetch = loopback.guardedFetch
 
 let published: FakeMcpServer
+let sse: FakeMcpServer
 let silent: ReturnType<typeof Bun.serve>
 let huge: ReturnType<typeof Bun.serve>
-beforeAll(() => {
+beforeAll(async () => {
+  sse = await startFakeSseMcpServer()
   published = startFakeMcpServer({ name: 'Docs & Search: v2!', protectedResource: { resource: 'https://docs.example.test' } })
   // Takes the connection and never answers.
   silent = Bun.serve({ hostname: '127.0.0.1', port: 0, development: false, fetch: () => new Promise<Response>(() => {}) })
@@ -27,6 +29,7 @@ beforeAll(() => {
   })
 })
 afterAll(async () => {
+  await sse.close()
   await published.close()
   await silent.stop(true)
   await huge.stop(true)
@@ -40,6 +43,22 @@ describe('the MCP client', () => {
     })
     expect(performance.now() - started).toBeLessThan(2_000)
     expect(result).toMatchObject({ ok: false, tools: [], error: 'the server did not answer within 0.3 s' })
+  })
+
+  test('a server on the older SSE transport is probed over it', async () => {
+    const result = await probe({ url: sse.url, transport: 'sse' }, fetch, { timeoutMs: 5_000 })
+    expect(result).toMatchObject({
+      ok: true,
+      serverInfo: { name: 'Fake SSE Tools', version: '1.2.3' },
+      tools: [{ name: 'echo' }, { name: 'add' }],
+      error: null,
+    })
+    expect(sse.rpcMethods()).toEqual(expect.arrayContaining(['initialize', 'tools/list']))
+  })
+
+  test('discover finds a server that speaks only SSE', async () => {
+    const found = await discover(sse.url, fetch, { timeoutMs: 5_000 })
+    expect(found).toMatchObject({ transport: 'sse', needsAuth: false, serverInfo: { name: 'Fake SSE Tools' }, error: null })
   })
 
   test('the SSE transport reaches nothing the policy forbids either', async () => {

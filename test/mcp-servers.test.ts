@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { PLATFORM_SERVERS } from '../src/mcp/catalogue'
 import { snapshot } from './support/db-snapshot'
-import { type FakeMcpServer, startFakeMcpServer } from './support/fake-mcp-server'
+import { type FakeMcpServer, startFakeMcpServer, startFakeSseMcpServer } from './support/fake-mcp-server'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 
 /**
@@ -54,7 +54,9 @@ const failure = async (response: Response, status: number): Promise<Failure> => 
 
 let open: FakeMcpServer
 let guarded: FakeMcpServer
-beforeAll(() => {
+let sse: FakeMcpServer
+beforeAll(async () => {
+  sse = await startFakeSseMcpServer()
   open = startFakeMcpServer({ name: 'Fake Tools' })
   guarded = startFakeMcpServer({
     name: 'Guarded Tools',
@@ -63,6 +65,7 @@ beforeAll(() => {
   })
 })
 afterAll(async () => {
+  await sse.close()
   await open.close()
   await guarded.close()
 })
@@ -242,6 +245,14 @@ describe.each(DIALECTS)('the MCP server registry on %s', (dialect) => {
       expect(guarded.received.every((request) => request.authorization === `Bearer ${TOKEN}`)).toBe(true)
     })
 
+    test('a server on the older SSE transport is registered and probed over it', async () => {
+      const org = await h.org()
+      const created = await data<ServerView>(await create(org, body('legacy', { url: sse.url, transport: 'sse' })), 201)
+      const result = await data<ProbeView>(await probe(org, created.id))
+      expect(result).toMatchObject({ ok: true, serverInfo: { name: 'Fake SSE Tools' }, error: null })
+      expect(result.tools.map((tool) => tool.name)).toEqual(['echo', 'add'])
+    })
+
     test('a probe with a wrong token is ok: false with 200, saying the server refused it', async () => {
       const org = await h.org()
       const created = await data<ServerView>(
@@ -385,6 +396,13 @@ describe.each(DIALECTS)('the MCP server registry on %s', (dialect) => {
       expect(enabled.registration.auth).toEqual({ kind: 'bearer', hint: `${TOKEN.slice(0, 4)}…${TOKEN.slice(-4)}` })
     })
 
+    test('an entry whose name the organisation uses already is 409, and the other server is kept', async () => {
+      const org = await h.org()
+      const mine = await data<ServerView>(await create(org, body(noAuth.id)), 201)
+      await failure(await put(org, noAuth.id, { enabled: true }), 409)
+      expect(await list(org)).toEqual([mine])
+    })
+
     test('disabling an entry never enabled stores nothing; an unknown entry is 404', async () => {
       const org = await h.org()
       expect(await data<{ registration: unknown }>(await put(org, noAuth.id, { enabled: false }))).toMatchObject({
@@ -411,12 +429,24 @@ describe.each(DIALECTS)('the MCP server registry on %s', (dialect) => {
       await keep(await probe(org, created.id))
       await keep(await h.request('GET', '/v1/mcp/platform-servers', { token: org.ownerSession }))
       await keep(await create(org, bearer()))
+      const withAuth = PLATFORM_SERVERS.find((entry) => entry.auth === 'bearer') as (typeof PLATFORM_SERVERS)[number]
+      await keep(
+        await h.request('PUT', `/v1/mcp/platform-servers/${withAuth.id}`, {
+          token: org.ownerSession,
+          body: { enabled: true, auth: { kind: 'bearer', token: TOKEN } },
+        }),
+      )
       for (const text of answers) expect(text).not.toContain(TOKEN)
       const audit = await h.store.org(org.orgId).audit.list(1000)
       expect(audit.length).toBeGreaterThanOrEqual(4)
       expect(JSON.stringify(audit)).not.toContain(TOKEN)
       expect(audit.map((entry) => entry.action)).toEqual(
-        expect.arrayContaining(['POST /v1/mcp/servers', 'PATCH /v1/mcp/servers/:id', 'POST /v1/mcp/servers/:id/probe']),
+        expect.arrayContaining([
+          'POST /v1/mcp/servers',
+          'PATCH /v1/mcp/servers/:id',
+          'POST /v1/mcp/servers/:id/probe',
+          'PUT /v1/mcp/platform-servers/:serverId',
+        ]),
       )
     })
 

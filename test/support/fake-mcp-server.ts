@@ -1,4 +1,7 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
@@ -127,5 +130,62 @@ export function startFakeMcpServer(options: FakeMcpServerOptions = {}): FakeMcpS
       received.length = 0
     },
     close: () => http.stop(true),
+  }
+}
+
+/**
+ * The same tools over the older HTTP+SSE transport (a GET opens the event stream at `/sse`, messages are
+ * POSTed to `/messages`), which the SDK serves on node:http only. A POST to `/sse` is 405, as such a
+ * server answers a Streamable HTTP client.
+ */
+export async function startFakeSseMcpServer(options: { name?: string } = {}): Promise<FakeMcpServer> {
+  const received: ReceivedRequest[] = []
+  const sessions = new Map<string, SSEServerTransport>()
+  const http = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+    received.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      authorization: request.headers.authorization ?? null,
+      rpc: [],
+    })
+    if (request.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', response)
+      sessions.set(transport.sessionId, transport)
+      response.on('close', () => sessions.delete(transport.sessionId))
+      await mcpServer(options.name ?? 'Fake SSE Tools').connect(transport)
+      return
+    }
+    if (request.method === 'POST' && url.pathname === '/messages') {
+      const transport = sessions.get(url.searchParams.get('sessionId') ?? '')
+      if (!transport) {
+        response.writeHead(404).end('no such session')
+        return
+      }
+      const chunks: Buffer[] = []
+      for await (const chunk of request) chunks.push(chunk as Buffer)
+      const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      const last = received.at(-1)
+      if (last) last.rpc = rpcOf(body)
+      await transport.handlePostMessage(request, response, body)
+      return
+    }
+    response.writeHead(url.pathname === '/sse' ? 405 : 404).end()
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const port = (http.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    port,
+    received,
+    rpcMethods: () => received.flatMap((request) => request.rpc),
+    reset: () => {
+      received.length = 0
+    },
+    close: async () => {
+      for (const transport of sessions.values()) await transport.close()
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
   }
 }
