@@ -13,7 +13,12 @@ export interface WriteAttempt {
   /** The answer's body: only its `data.id` and `data.prefix` are read, never anything else. */
   response: unknown
   sourceIp: string | null
+  /** What the route says it changed, when its answer names nothing (a setting of the whole organisation). */
+  target?: string
 }
+
+/** The routes whose `:id` is the caller's own organisation. */
+const ORGANIZATION_ROUTE = '/v1/organization/:id'
 
 /** Only names are read from an answer: a secret shown once (an API key) must never reach the log. */
 function named(response: unknown): { id?: string; prefix?: string } {
@@ -38,9 +43,10 @@ export class AuditRecorder {
 
   async record(principal: Principal, attempt: WriteAttempt): Promise<void> {
     const { id, prefix } = named(attempt.response)
-    // The organisation's own `:id` says nothing the entry does not already hold.
-    const params = Object.fromEntries(Object.entries(attempt.params ?? {}).filter(([name]) => name !== 'id'))
-    const target = prefix ?? id ?? (Object.values(params).filter(Boolean).join('/') || null)
+    // The organisation's own `:id` says nothing the entry does not already hold; another route's `:id` names its record.
+    const ownOrg = attempt.route.startsWith(ORGANIZATION_ROUTE)
+    const params = Object.fromEntries(Object.entries(attempt.params ?? {}).filter(([name]) => !(ownOrg && name === 'id')))
+    const target = prefix ?? id ?? (Object.values(params).filter(Boolean).join('/') || attempt.target || null)
     const entry = auditEntry(actorOf(principal), `${attempt.method} ${attempt.route}`, target, {
       at: new Date(this.now()),
       sourceIp: attempt.sourceIp,

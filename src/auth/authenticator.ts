@@ -11,7 +11,7 @@ import {
   MEMBER_PERMISSIONS,
   type Permission,
 } from './permissions'
-import type { Principal } from './principal'
+import { keyMemberId, type Principal } from './principal'
 import { apiKeyPermissions, parseScopes } from './scopes'
 
 /**
@@ -130,6 +130,7 @@ export class Authenticator {
     if (!key || !this.deps.hasher.matches(credential, key.secretHash) || !this.isLive(key)) this.invalid()
     const org = await this.organization(key.orgId)
     const keyScopes = parseScopes(key.scopes)
+    const memberId = keyMemberId(key)
     const now = this.now()
     if (key.lastUsedAt === null || now - key.lastUsedAt.getTime() >= LAST_USED_GRANULARITY_MS) {
       // Best-effort metadata, written at most once a minute per key and off the request's path.
@@ -141,7 +142,7 @@ export class Authenticator {
       tier: org.tier,
       actorId: key.id,
       apiKeyId: key.id,
-      ...(key.createdByUserId ? { memberId: key.createdByUserId } : {}),
+      ...(memberId ? { memberId } : {}),
       keyScopes,
       ...(key.providerKeyId ? { boundProviderKeyId: key.providerKeyId } : {}),
       permissions: apiKeyPermissions(keyScopes),

@@ -24,3 +24,6 @@ export interface Principal {
 }
 
 export const can = (principal: Principal, permission: Permission): boolean => principal.permissions.has(permission)
+
+/** The member an API key's calls are made for: the person who created it, when known. */
+export const keyMemberId = (key: { createdByUserId: string | null }): string | undefined => key.createdByUserId ?? undefined

@@ -1,9 +1,17 @@
 import type { InvalidationBus } from '../auth/invalidation'
-import type { Principal } from '../auth/principal'
+import { keyMemberId, type Principal } from '../auth/principal'
 import { ApiError } from '../errors'
 import type { Clock, Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
-import { AccessPolicy, type Decision, type Effect, type Resource, type ResourceKind, type Subject } from './rules'
+import {
+  AccessPolicy,
+  type Decision,
+  type Effect,
+  type Resource,
+  type ResourceKind,
+  type Subject,
+  type SubjectKind,
+} from './rules'
 
 /**
  * An organisation's compiled rules are read this fresh at most. A change through the API reaches
@@ -21,6 +29,14 @@ const MESSAGE_PREFIX = 'access:'
 interface MemberFacts {
   role?: string
   teamIds: readonly string[]
+}
+
+/** What is known of a caller before its member's role and teams are looked up. */
+interface Caller {
+  keyId?: string
+  memberId?: string
+  /** A session's own role; a key has none of its own and stands for its creator's. */
+  role?: string
 }
 
 /** A refusal by an access rule (or the default), in words a caller can act on. */
@@ -77,11 +93,41 @@ export class AccessPolicies {
    * Who a caller stands for, for the rules: its key, the member it acts for (a session's person, or the
    * key's creator), and that member's role and teams (a session's role is its own).
    */
-  async subjectOf(principal: Principal, policy: AccessPolicy): Promise<Subject> {
-    const subject: Subject = { keyId: principal.apiKeyId, memberId: principal.memberId, role: principal.role, teamIds: [] }
-    if (!policy.needsMemberFacts || !principal.memberId) return subject
-    const facts = await this.memberFacts(principal.orgId, principal.memberId)
-    return { ...subject, role: principal.role ?? facts.role, teamIds: facts.teamIds }
+  subjectOf(principal: Principal, policy: AccessPolicy): Promise<Subject> {
+    const caller = { keyId: principal.apiKeyId, memberId: principal.memberId, role: principal.role }
+    return this.expand(principal.orgId, caller, policy.needsMemberFacts)
+  }
+
+  /**
+   * A subject named by kind and id, as enforcement would see a caller of it: a key stands for itself and
+   * its creator, with the creator's role and teams, as `subjectOf` sees a call made with it; a member
+   * for itself, its role and teams; a team or a role for itself alone; the organisation for nothing but
+   * the rules on the organisation. Undefined for a key this organisation does not have; the other ids
+   * are taken as given.
+   */
+  async subjectFor(orgId: string, kind: SubjectKind, id: string): Promise<Subject | undefined> {
+    switch (kind) {
+      case 'org':
+        return { teamIds: [] }
+      case 'team':
+        return { teamIds: [id] }
+      case 'role':
+        return { role: id, teamIds: [] }
+      case 'member':
+        return this.expand(orgId, { memberId: id }, true)
+      case 'key': {
+        const key = await this.store.org(orgId).apiKeys.get(id)
+        return key && this.expand(orgId, { keyId: key.id, memberId: keyMemberId(key) }, true)
+      }
+    }
+  }
+
+  /** A caller with its member's role and teams, when the rules can use them. */
+  private async expand(orgId: string, caller: Caller, withFacts: boolean): Promise<Subject> {
+    const subject: Subject = { ...caller, teamIds: [] }
+    if (!withFacts || !caller.memberId) return subject
+    const facts = await this.memberFacts(orgId, caller.memberId)
+    return { ...subject, role: caller.role ?? facts.role, teamIds: facts.teamIds }
   }
 
   /** A member's role and teams, as rules on a member, a team or a role read them. */

@@ -33,6 +33,12 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** The mark the `catalogued` macro leaves in a route's detail. */
 export const CATALOGUED = 'x-catalogued'
 
+/**
+ * `true`, or what the route's audit entries name when its answer names no record of its own: a
+ * setting of the whole organisation names the organisation.
+ */
+export type CatalogueOptions = true | { auditTarget: 'organization' }
+
 /** What a route asks of its caller: the permission the catalogue gives it, the gateway scope, or just a credential. */
 type Requirement = 'catalogue' | 'gateway' | 'authenticated'
 
@@ -87,23 +93,26 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
   // (501) changed nothing and leaves no entry. Returning nothing leaves the answer as it is.
   // Hooks take their context destructured: Elysia reads the parameter list to decide what each request
   // must prepare, and a whole `ctx` would make it parse cookies, query and more for every call.
-  const audit = async ({ request, route, params, set, responseValue, server }: AfterContext) => {
-    const principal = callers.get(request)
-    if (!principal || !WRITE_METHODS.has(request.method)) return
-    // A read-only permission's POST routes carry a query in their body and change nothing.
-    const permission = catalogueOf(request.method, route)
-    if (permission !== undefined && READ_ONLY_PERMISSIONS.has(permission)) return
-    const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
-    if (status === 501) return
-    await recorder.record(principal, {
-      method: request.method,
-      route,
-      params,
-      status,
-      response: responseValue instanceof Response ? undefined : responseValue,
-      sourceIp: sourceIp(server, request),
-    })
-  }
+  const audit =
+    (target?: 'organization') =>
+    async ({ request, route, params, set, responseValue, server }: AfterContext) => {
+      const principal = callers.get(request)
+      if (!principal || !WRITE_METHODS.has(request.method)) return
+      // A read-only permission's POST routes carry a query in their body and change nothing.
+      const permission = catalogueOf(request.method, route)
+      if (permission !== undefined && READ_ONLY_PERMISSIONS.has(permission)) return
+      const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+      if (status === 501) return
+      await recorder.record(principal, {
+        method: request.method,
+        route,
+        params,
+        status,
+        response: responseValue instanceof Response ? undefined : responseValue,
+        sourceIp: sourceIp(server, request),
+        ...(target === 'organization' ? { target: principal.orgId } : {}),
+      })
+    }
   const hooks = (requirement: Requirement) => ({
     // The body is read only once the caller may use the route, and never past the management limit.
     parse: async ({ request, route, params, contentType }: GateContext & { contentType: string }) => {
@@ -124,10 +133,10 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
      * not see its route's path, so `x-catalogued` marks the route, and start-up (modules/router.ts)
      * checks that the catalogue holds it and writes its `x-permission` into the document.
      */
-    catalogued: (_enabled: true) => ({
+    catalogued: (options: CatalogueOptions) => ({
       detail: { ...bearer, [CATALOGUED]: true } as Record<string, unknown>,
       ...hooks('catalogue'),
-      mapResponse: audit,
+      mapResponse: audit(options === true ? undefined : options.auditTarget),
     }),
     gateway: (_enabled: true) => ({
       detail: { ...bearer, 'x-scope': 'gateway' } as Record<string, unknown>,
@@ -136,7 +145,7 @@ export const authz = (authenticator: Authenticator, recorder: AuditRecorder) => 
     authenticated: (_enabled: true) => ({
       detail: bearer as Record<string, unknown>,
       ...hooks('authenticated'),
-      mapResponse: audit,
+      mapResponse: audit(),
     }),
   })
 }
