@@ -42,6 +42,8 @@ import { BudgetsService } from './modules/budgets/service'
 import { fallbackChainRoutes } from './modules/fallback-chains/routes'
 import { FallbackChainsService } from './modules/fallback-chains/service'
 import { gatewayInfoRoutes } from './modules/gateway-info/routes'
+import { governanceRoutes } from './modules/governance/routes'
+import { GovernanceService } from './modules/governance/service'
 import { healthRoutes } from './modules/health/routes'
 import { HealthService } from './modules/health/service'
 import { integrationRoutes } from './modules/integrations/routes'
@@ -214,6 +216,7 @@ export function createServices(deps: AppDeps) {
     fallbackChains,
     /** The organisations' compiled access rules: the gateway, MCP and A2A ask them; the governance module changes them. */
     accessPolicies,
+    governance: new GovernanceService(deps.store, accessPolicies, deps.now),
     sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
@@ -333,6 +336,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(relayedCallRoutes(gate, services.relayedCalls))
     .use(budgetRoutes(gate, services.budgetActions, services.budgets))
     .use(fallbackChainRoutes(gate, services.fallbackChains))
+    .use(governanceRoutes(gate, services.governance))
     .use(gatewayInfoRoutes(gate, services.gatewayInfo))
     .use(webhookRoutes(gate, services.webhooks))
     .use(integrationRoutes(gate, services.integrations))

@@ -240,6 +240,13 @@ class World implements IdSource {
       { name: 'seed chain', match: { model: 'seed-alias' }, steps: [{ model: 'gpt-4o' }] },
       ['chainId'],
     )
+    // A rule no normal call meets: the fuzzed organisation's calls are still served.
+    await create(
+      'POST',
+      '/v1/governance/access-rules',
+      { subject: { kind: 'org' }, resource: { kind: 'agent', id: 'seed-agent-*' }, effect: 'deny', reason: 'seed' },
+      ['id'],
+    )
     await create(
       'POST',
       '/v1/mcp/servers',

@@ -38,6 +38,7 @@ const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/vault/update/{id}', 'providerKey'],
   ['/v1/budget/window-limit', 'windowLimit'],
   ['/v1/budget/velocity-limit', 'velocityLimit'],
+  ['/v1/governance/access-rules', 'accessRule'],
   ['/v1/mcp/servers/{id}', 'mcpServer'],
 ]
 /** Parameters that name nothing of an organisation's own. */
@@ -412,6 +413,8 @@ for (const dialect of DIALECTS) {
           'POST /v1/api-keys/proxy-key',
           'PUT /v1/gateway/fallback-chains/{chainId}',
           'DELETE /v1/gateway/fallback-chains/{chainId}',
+          'PATCH /v1/governance/access-rules/{id}',
+          'DELETE /v1/governance/access-rules/{id}',
           'PATCH /v1/mcp/servers/{id}',
           'DELETE /v1/mcp/servers/{id}',
           'POST /v1/mcp/servers/{id}/probe',

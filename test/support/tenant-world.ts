@@ -24,6 +24,7 @@ export type Kind =
   | 'velocityLimit'
   | 'downgradeMapping'
   | 'fallbackChain'
+  | 'accessRule'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -119,6 +120,14 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     auth: { kind: 'bearer', token: `mcp-token-of-${tag}-0123456789` },
     toolAllow: [`tool-of-${tag}`],
   })
+  // A rule and a default no call of the world meets: its traffic below is served all the same.
+  const accessRule = await as('POST', '/v1/governance/access-rules', {
+    subject: { kind: 'team', id: str(team, 'id') },
+    resource: { kind: 'model', id: `model-of-${tag}` },
+    effect: 'deny',
+    reason: `reason-of-${tag}`,
+  })
+  await as('PUT', '/v1/governance/access-default', { agent: 'deny' })
   await as('PUT', '/v1/model-prices', {
     provider: 'openai',
     model: `model-of-${tag}`,
@@ -179,6 +188,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     velocityLimit: [str(velocityLimit, 'id')],
     downgradeMapping: [str(mapping, 'id')],
     fallbackChain: [str(chain, 'id')],
+    accessRule: [str(accessRule, 'id')],
     request: requests,
     session: [session],
     property: [property],
