@@ -115,6 +115,7 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Members',
         'Roles',
         'Teams',
+        'Governance',
         'Rate limits',
         'Routing',
         'Budgets',

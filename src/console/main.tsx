@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, type Session, session } from './api'
 import { Audit } from './audit'
 import { Budgets } from './budgets'
+import { Governance } from './governance'
 import { Integrations } from './integrations'
 import { Keys } from './keys'
 import { Members } from './members'
@@ -53,6 +54,7 @@ const PAGES: readonly PageEntry[] = [
   { hash: '#/members', title: 'Members', group: 'Access', show: (p) => <Members {...p} /> },
   { hash: '#/roles', title: 'Roles', group: 'Access', show: (p) => <Roles {...p} /> },
   { hash: '#/teams', title: 'Teams', group: 'Access', show: (p) => <Teams {...p} /> },
+  { hash: '#/governance', title: 'Governance', group: 'Access', needs: 'org.read', show: (p) => <Governance {...p} /> },
   {
     hash: '#/rate-limits',
     title: 'Rate limits',
