@@ -1,5 +1,6 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia, t } from 'elysia'
+import { A2aRelay } from './a2a/relay'
 import { AuditRecorder } from './audit/recorder'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
@@ -27,6 +28,8 @@ import { storableUrl } from './http/storable-text'
 import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
+import { a2aAgentRoutes } from './modules/a2a-agents/routes'
+import { A2aAgentsService } from './modules/a2a-agents/service'
 import { GroupedViews } from './modules/analytics/grouped'
 import { analyticsRoutes, groupedRoutes } from './modules/analytics/routes'
 import { AnalyticsService } from './modules/analytics/service'
@@ -235,6 +238,19 @@ export function createServices(deps: AppDeps) {
     webhooks: new WebhooksService(deps.store, vault, egress, deliverer, deps.now),
     integrations: new IntegrationsService(deps.store, vault, egress, serviceUrls, deps.now),
     mcpServers: new McpServersService(deps.store, vault, egress, deps.now),
+    a2aAgents: new A2aAgentsService(deps.store, vault, egress, deps.now),
+    /** The A2A relay at /a2a/{agentId}: authenticated like a gateway call, held to the access rules and the global rate limit. */
+    a2aRelay: new A2aRelay({
+      store: deps.store,
+      authenticator,
+      vault,
+      egress,
+      access: accessPolicies,
+      limiter,
+      log: deps.log,
+      maxBodyBytes,
+      now: deps.now,
+    }),
     gateway,
     /** The HTTP entry of each dispatch path: `gw serve` routes to it directly, the app through Elysia. */
     dispatch: (path: DispatchPath) => dispatchHandler(authenticator, gateway, path, deps.log, bodyLimits),
@@ -255,12 +271,43 @@ const ProviderAnswer = t.Object(
   },
 )
 
+/** A JSON-RPC answer of an A2A agent, or the events of a streamed one. */
+const AgentAnswer = t.Object(
+  {},
+  { additionalProperties: true, description: "The agent's JSON-RPC answer, or its server-sent events for message/stream" },
+)
+const relayDetail = (summary: string) =>
+  ({ summary, security: [{ bearer: [] }], 'x-scope': 'gateway' }) as Record<string, unknown>
+
+/**
+ * The A2A relay's routes: like the dispatch paths, outside /v1 and without a macro, since the relay
+ * authenticates the call itself and answers every refusal as a JSON-RPC error.
+ */
+function a2aRelayRoutes(routes: Elysia, relay: A2aRelay): void {
+  routes.post('/a2a/:agentId', ({ request, params, server }) => relay.call(request, params.agentId, server ?? undefined), {
+    parse: 'none',
+    response: { 200: AgentAnswer },
+    detail: relayDetail(
+      "Relay an A2A JSON-RPC call (message/send, message/stream, tasks/*) to a registered agent with the agent's own key",
+    ),
+  })
+  for (const [name, summary] of [
+    ['agent-card.json', "The agent's card as its last probe kept it, its url gw's relay address"],
+    ['agent.json', 'The same card at the name A2A used before 0.3'],
+  ] as const) {
+    routes.get(`/a2a/:agentId/.well-known/${name}`, ({ request, params }) => relay.card(request, params.agentId), {
+      response: { 200: AgentAnswer },
+      detail: relayDetail(summary),
+    })
+  }
+}
+
 /**
  * The dispatch paths in the app, for its document and for in-process callers; `gw serve` routes them
  * straight from Bun's router to the same handler (serve.ts). The handler authenticates the call
  * itself, so the routes take no macro; their detail documents what it checks.
  */
-function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['providerApi']) {
+function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['providerApi'], relay: A2aRelay) {
   const routes = new Elysia({ name: 'dispatch-routes' })
   for (const api of PROVIDER_APIS) {
     const handle = providerApi(api)
@@ -289,6 +336,8 @@ function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['p
       } as Record<string, unknown>,
     })
   }
+  // The A2A relay is a path outside /v1 as these are, registered in place so the app's type stays shallow.
+  a2aRelayRoutes(routes, relay)
   return routes
 }
 
@@ -341,7 +390,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(webhookRoutes(gate, services.webhooks))
     .use(integrationRoutes(gate, services.integrations))
     .use(mcpServerRoutes(gate, services.mcpServers))
-    .use(dispatchRoutes(services.dispatch, services.providerApi))
+    .use(a2aAgentRoutes(gate, services.a2aAgents))
+    .use(dispatchRoutes(services.dispatch, services.providerApi, services.a2aRelay))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)
   return whole

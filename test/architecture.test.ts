@@ -68,6 +68,7 @@ const LOWER = new Set([
   'spend',
   'governance',
   'mcp',
+  'a2a',
 ])
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */

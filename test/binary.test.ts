@@ -151,13 +151,23 @@ describe('the compiled binary', () => {
       // An Admin is refused only the ownership routes; this one has no handler yet and says so.
       expect(
         (
+          await fetch(`${base}/v1/value/rate`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(501)
+      // A built route's schema is checked in the minified build too, after its permission.
+      expect(
+        (
           await fetch(`${base}/v1/a2a/agents`, {
             method: 'POST',
             headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' },
             body: '{}',
           })
         ).status,
-      ).toBe(501)
+      ).toBe(400)
       expect(
         (await fetch(`${base}/v1/organization/delete`, { method: 'DELETE', headers: { authorization: `Bearer ${session}` } }))
           .status,
@@ -187,6 +197,7 @@ describe('the compiled binary', () => {
           webhookSecrets: 0,
           integrationSecrets: 0,
           mcpServerTokens: 0,
+          a2aAgentKeys: 0,
         },
       })
       expect(await Bun.file(join(cwd, 'gw-data', 'secret')).text()).not.toBe(secretBefore)

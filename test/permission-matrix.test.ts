@@ -78,11 +78,11 @@ describe('the permission matrix over the whole route catalogue', () => {
   })
 
   test('a route without a handler yet answers 501 not_implemented once authorised', async () => {
-    const response = await h.request('POST', '/v1/a2a/agents', { token: org.ownerSession, body: {} })
+    const response = await h.request('PUT', '/v1/value/rate', { token: org.ownerSession, body: {} })
     expect(response.status).toBe(501)
     expect(await response.json()).toEqual({
       data: null,
-      error: { code: 'not_implemented', message: 'POST /v1/a2a/agents is not implemented yet' },
+      error: { code: 'not_implemented', message: 'PUT /v1/value/rate is not implemented yet' },
     })
   })
 

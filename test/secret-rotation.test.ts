@@ -25,6 +25,7 @@ for (const dialect of DIALECTS) {
           webhookSecrets: 0,
           integrationSecrets: 0,
           mcpServerTokens: 0,
+          a2aAgentKeys: 0,
         })
 
         // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.

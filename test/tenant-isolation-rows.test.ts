@@ -40,6 +40,7 @@ const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/budget/velocity-limit', 'velocityLimit'],
   ['/v1/governance/access-rules', 'accessRule'],
   ['/v1/mcp/servers/{id}', 'mcpServer'],
+  ['/v1/a2a/agents/{id}', 'a2aAgent'],
 ]
 /** Parameters that name nothing of an organisation's own. */
 const FREE_PARAMS: Record<string, string> = { assetId: 'asset-1', type: 'slack', serverId: 'deepwiki' }
@@ -418,6 +419,10 @@ for (const dialect of DIALECTS) {
           'PATCH /v1/mcp/servers/{id}',
           'DELETE /v1/mcp/servers/{id}',
           'POST /v1/mcp/servers/{id}/probe',
+          'PATCH /v1/a2a/agents/{id}',
+          'DELETE /v1/a2a/agents/{id}',
+          'PUT /v1/a2a/agents/{id}/keys',
+          'POST /v1/a2a/agents/{id}/probe',
         ]),
       )
     })

@@ -28,7 +28,7 @@ export async function loadCredentialKey(store: Store, serverSecret: string, now:
 
 /**
  * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets, webhook
- * signing secrets, integration secrets) from the old
+ * signing secrets, integration secrets, MCP server tokens, A2A agent keys) from the old
  * server secret to the new one, in one transaction: either all move or none does.
  */
 export async function rotateServerSecret(
@@ -42,6 +42,7 @@ export async function rotateServerSecret(
   webhookSecrets: number
   integrationSecrets: number
   mcpServerTokens: number
+  a2aAgentKeys: number
 }> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
@@ -76,6 +77,11 @@ export async function rotateServerSecret(
       const context = sealContexts.mcpServerToken(server)
       await tx.mcpServerSeals.reseal(server.id, to.seal(from.open(server.sealedToken, context), context))
     }
+    const agents = await tx.a2aAgentSeals.listAll()
+    for (const agent of agents) {
+      const context = sealContexts.a2aAgentKey(agent)
+      await tx.a2aAgentSeals.reseal(agent.id, to.seal(from.open(agent.sealedKey, context), context))
+    }
     return {
       serverKeys: serverKeys.length,
       providerKeys: providerKeys.length,
@@ -83,6 +89,7 @@ export async function rotateServerSecret(
       webhookSecrets: webhooks.length,
       integrationSecrets: integrations.length,
       mcpServerTokens: mcpServers.length,
+      a2aAgentKeys: agents.length,
     }
   })
 }

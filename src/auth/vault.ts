@@ -45,4 +45,5 @@ export const sealContexts = {
   integrationSecrets: (integration: { orgId: string; id: string }) =>
     `integration_secrets:${integration.orgId}:${integration.id}`,
   mcpServerToken: (server: { orgId: string; id: string }) => `mcp_server_token:${server.orgId}:${server.id}`,
+  a2aAgentKey: (agent: { orgId: string; id: string }) => `a2a_agent_key:${agent.orgId}:${agent.id}`,
 }

@@ -36,3 +36,9 @@ export interface ChainRetry {
   minDelayMs: number
   maxDelayMs: number
 }
+
+/**
+ * An A2A agent's card as its agent published it, kept once it passed validation: the relay answers it
+ * (with gw's own address) to A2A clients, and the registry shows its name and skills.
+ */
+export type AgentCardDocument = Record<string, unknown>

@@ -21,6 +21,7 @@ import pg17 from '../../drizzle/pg/0017_spend_controls.sql' with { type: 'text' 
 import pg18 from '../../drizzle/pg/0018_routing.sql' with { type: 'text' }
 import pg19 from '../../drizzle/pg/0019_access_rules.sql' with { type: 'text' }
 import pg20 from '../../drizzle/pg/0020_mcp_servers.sql' with { type: 'text' }
+import pg21 from '../../drizzle/pg/0021_a2a_agents.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -42,6 +43,7 @@ import sqlite17 from '../../drizzle/sqlite/0017_spend_controls.sql' with { type:
 import sqlite18 from '../../drizzle/sqlite/0018_routing.sql' with { type: 'text' }
 import sqlite19 from '../../drizzle/sqlite/0019_access_rules.sql' with { type: 'text' }
 import sqlite20 from '../../drizzle/sqlite/0020_mcp_servers.sql' with { type: 'text' }
+import sqlite21 from '../../drizzle/sqlite/0021_a2a_agents.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -66,6 +68,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0018_routing', sql: sqlite18 },
   { tag: '0019_access_rules', sql: sqlite19 },
   { tag: '0020_mcp_servers', sql: sqlite20 },
+  { tag: '0021_a2a_agents', sql: sqlite21 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -90,4 +93,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0018_routing', sql: pg18 },
   { tag: '0019_access_rules', sql: pg19 },
   { tag: '0020_mcp_servers', sql: pg20 },
+  { tag: '0021_a2a_agents', sql: pg21 },
 ]

@@ -11,7 +11,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
-import type { CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
+import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
 
 // Kept table for table, column for column, with schema.sqlite.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects.
@@ -813,4 +813,26 @@ export const mcpServers = pgTable(
     updatedAt: timestamp('updated_at').notNull(),
   },
   (t) => [uniqueIndex('mcp_servers_org_name_idx').on(t.orgId, t.name)],
+)
+
+/**
+ * The A2A agents an organisation registered: gw relays calls to them at `/a2a/<id>`. The outbound key
+ * is sealed by the vault; the card is the one the last probe fetched and validated.
+ */
+export const a2aAgents = pgTable(
+  'a2a_agents',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    sealedKey: text('sealed_key'),
+    keyHint: text('key_hint'),
+    card: jsonb('card').$type<AgentCardDocument>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('a2a_agents_org_name_idx').on(t.orgId, t.name)],
 )

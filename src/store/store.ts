@@ -1,4 +1,5 @@
 import type { Database } from './database'
+import { a2aAgentSealsRepository, a2aAgentsRepository } from './repositories/a2a-agents'
 import { accessDefaultsRepository, accessRulesRepository } from './repositories/access-rules'
 import { annotationsRepository } from './repositories/annotations'
 import { auditRepository } from './repositories/audit'
@@ -62,6 +63,7 @@ const ORG_REPOSITORIES = {
   accessRules: accessRulesRepository,
   accessDefaults: accessDefaultsRepository,
   mcpServers: mcpServersRepository,
+  a2aAgents: a2aAgentsRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }
@@ -92,6 +94,7 @@ const systemRepositories = (db: Database) => ({
   deliveries: deliveriesRepository(db),
   integrationSeals: integrationSealsRepository(db),
   mcpServerSeals: mcpServerSealsRepository(db),
+  a2aAgentSeals: a2aAgentSealsRepository(db),
 })
 
 export type SystemRepositories = ReturnType<typeof systemRepositories>

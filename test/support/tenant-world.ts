@@ -120,6 +120,12 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     auth: { kind: 'bearer', token: `mcp-token-of-${tag}-0123456789` },
     toolAllow: [`tool-of-${tag}`],
   })
+  // Never called in these tests either: its URL only has to pass the egress policy's checks when it is saved.
+  const a2aAgent = await as('POST', '/v1/a2a/agents', {
+    name: `agent-of-${tag}`,
+    url: `https://agent-of-${tag}.example.test/a2a`,
+  })
+  await as('PUT', `/v1/a2a/agents/${str(a2aAgent, 'id')}/keys`, { key: `agent-key-of-${tag}-0123456789` })
   // A rule and a default no call of the world meets: its traffic below is served all the same.
   const accessRule = await as('POST', '/v1/governance/access-rules', {
     subject: { kind: 'team', id: str(team, 'id') },
@@ -195,6 +201,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     ...raw,
     // The registration first (the one a single slot names), then the id the relayed-call log names.
     mcpServer: [str(mcpServer, 'id'), ...raw.mcpServer],
+    a2aAgent: [str(a2aAgent, 'id'), ...raw.a2aAgent],
   }
   return { org, tag, ids, markers: [...new Set([...Object.values(ids).flat(), `-of-${tag}`])] }
 }
