@@ -351,6 +351,53 @@ describe.each(DIALECTS)('A2A agents on %s', (dialect) => {
       expect(keyed.calls.length).toBe(before)
     })
 
+    test('a JSON-RPC error in a stream is passed on, and the call is recorded as an error', async () => {
+      const { org, id } = await registered()
+      const response = await relay(org.apiKey, id, rpc('message/stream', 'fail', 9), { accept: 'text/event-stream' })
+      expect(response.status).toBe(200)
+      expect(await response.text()).toContain('the agent gave up')
+      for (let i = 0; i < 50 && (await calls(org)).length === 0; i++) await Bun.sleep(10)
+      expect(await calls(org)).toEqual([expect.objectContaining({ status: 'error', error: 'the agent gave up' })])
+    })
+
+    test('the global rate limit applies to relayed calls: 429 in JSON-RPC with Retry-After, the agent not called', async () => {
+      const { org, id } = await registered()
+      const limited = await createHarness({
+        dialect,
+        database: h,
+        egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }),
+        globalRateLimit: { requests: 2, windowSeconds: 60 },
+      })
+      const before = keyed.calls.length
+      const statuses: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const response = await limited.request('POST', `/a2a/${id}`, { token: org.apiKey, body: rpc('message/send', `n${i}`, i) })
+        statuses.push(response.status)
+        if (response.status === 429) {
+          expect(response.headers.get('retry-after')).toMatch(/^[0-9]+$/)
+          expect(((await response.json()) as RpcAnswer).error?.data.code).toBe('rate_limited')
+        } else await response.arrayBuffer()
+      }
+      expect(statuses).toEqual([200, 200, 429])
+      expect(keyed.calls.length).toBe(before + 2)
+      await limited.close()
+    })
+
+    test('the egress policy is asked again when the call is made: an address no longer allowed is refused', async () => {
+      const { org, id } = await registered()
+      const before = keyed.calls.length
+      const response = await strict.request('POST', `/a2a/${id}`, { token: org.apiKey, body: rpc('message/send', 'refused') })
+      expect(response.status).toBe(502)
+      expect(((await response.json()) as RpcAnswer).error?.message).toContain('egress policy')
+      expect(keyed.calls.length).toBe(before)
+      const off = await createHarness({ dialect, database: h, egress: new EgressPolicy({ enabled: false }) })
+      const disabled = await off.request('POST', `/a2a/${id}`, { token: org.apiKey, body: rpc('message/send', 'off') })
+      expect(disabled.status).toBe(409)
+      expect(((await disabled.json()) as RpcAnswer).error?.data.code).toBe('egress_disabled')
+      expect(keyed.calls.length).toBe(before)
+      await off.close()
+    })
+
     test('an agent answering 401 to its key is a 502 in JSON-RPC, recorded as an error', async () => {
       const org = await h.org()
       const created = await made(org, 'unkeyed', keyed.url)

@@ -92,6 +92,11 @@ export function startFakeA2aAgent(options: FakeAgentOptions = {}): FakeA2aAgent 
         })
       if (method === 'message/stream') {
         const task = { taskId: 'task-1', contextId: 'context-1' }
+        if (text === 'fail')
+          return sse([
+            { jsonrpc: '2.0', id, result: { kind: 'status-update', ...task, status: { state: 'working' }, final: false } },
+            { jsonrpc: '2.0', id, error: { code: -32603, message: 'the agent gave up' } },
+          ])
         return sse([
           { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'context-1', status: { state: 'submitted' } } },
           { jsonrpc: '2.0', id, result: { kind: 'status-update', ...task, status: { state: 'working' }, final: false } },
