@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Webhook as Verifier } from 'standardwebhooks'
 import { VERSION } from '../src/version'
 import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } from './support/console'
+import { startFakeA2aAgent } from './support/fake-a2a-agent'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 
 /**
@@ -282,6 +283,54 @@ describe('the compiled binary', () => {
     },
     BROWSER_TEST_MS,
   )
+
+  test('relays an A2A call and its stream through the real server, with the agent key and gw as the card address', async () => {
+    const agentKey = 'agent-key-binary-0123456789'
+    const agent = startFakeA2aAgent({ name: 'Binary Agent', key: agentKey })
+    const cwd = mkdtempSync(join(work, 'a2a-'))
+    try {
+      const boot = run(['bootstrap', '--org', 'Agents', '--email', 'agents@acme.test'], { cwd })
+      const { sessionToken, apiKey } = JSON.parse(boot.stdout) as Record<string, string>
+      const { server, base } = await serveFrom(cwd, { GW_EGRESS_ALLOW_HOSTS: '127.0.0.1' })
+      try {
+        const manage = (method: string, path: string, body?: unknown) =>
+          fetch(`${base}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          })
+        const created = await manage('POST', '/v1/a2a/agents', { name: 'binary', url: agent.url })
+        expect(created.status).toBe(201)
+        const { id } = ((await created.json()) as { data: { id: string } }).data
+        expect((await manage('PUT', `/v1/a2a/agents/${id}/keys`, { key: agentKey })).status).toBe(200)
+        const probed = (await (await manage('POST', `/v1/a2a/agents/${id}/probe`)).json()) as { data: { ok: boolean } }
+        expect(probed.data.ok).toBe(true)
+        const card = await fetch(`${base}/a2a/${id}/.well-known/agent-card.json`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        })
+        expect(((await card.json()) as { url: string }).url).toBe(`${base}/a2a/${id}`)
+        const streamed = await fetch(`${base}/a2a/${id}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'message/stream',
+            params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+          }),
+        })
+        expect(streamed.status).toBe(200)
+        expect(streamed.headers.get('content-type')).toStartWith('text/event-stream')
+        expect(await streamed.text()).toContain('"final":true')
+        expect(agent.calls.at(-1)).toMatchObject({ method: 'message/stream', authorization: `Bearer ${agentKey}` })
+      } finally {
+        server.kill('SIGTERM')
+        await server.exited
+      }
+    } finally {
+      await agent.close()
+    }
+  })
 
   test('a webhook event waiting in the outbox when gw is killed is delivered by the next start, once', async () => {
     const cwd = mkdtempSync(join(work, 'outbox-'))
