@@ -40,6 +40,7 @@ const ID_PARAM_KINDS: ReadonlyArray<readonly [prefix: string, kind: Kind]> = [
   ['/v1/budget/velocity-limit', 'velocityLimit'],
   ['/v1/governance/access-rules', 'accessRule'],
   ['/v1/mcp/servers/{id}', 'mcpServer'],
+  ['/v1/tool-rates/{id}', 'toolRate'],
   ['/v1/a2a/agents/{id}', 'a2aAgent'],
 ]
 /** Parameters that name nothing of an organisation's own. */
@@ -419,6 +420,7 @@ for (const dialect of DIALECTS) {
           'PATCH /v1/mcp/servers/{id}',
           'DELETE /v1/mcp/servers/{id}',
           'POST /v1/mcp/servers/{id}/probe',
+          'DELETE /v1/tool-rates/{id}',
           'PATCH /v1/a2a/agents/{id}',
           'DELETE /v1/a2a/agents/{id}',
           'PUT /v1/a2a/agents/{id}/keys',

@@ -726,6 +726,27 @@ export const modelPrices = pgTable(
 )
 
 /**
+ * What a call of an MCP tool through gw costs, per organisation: for one server's tool, every tool of
+ * a server, a tool name on any server, or every tool (`*`). The most specific rate applies.
+ */
+export const toolRates = pgTable(
+  'tool_rates',
+  {
+    id: text('id').primaryKey(),
+    orgId: text('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** An MCP server's id, or `*`: no foreign key, so a wildcard needs no server. */
+    serverId: text('server_id').notNull(),
+    tool: text('tool').notNull(),
+    usdNanoPerCall: bigint('usd_nano_per_call', { mode: 'number' }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('tool_rates_identity_idx').on(t.orgId, t.serverId, t.tool)],
+)
+
+/**
  * A fallback chain: calls naming `match_model` (an alias) are served by the first of its steps that
  * answers. One chain per alias in an organisation.
  */

@@ -28,6 +28,7 @@ import { savedViewsRepository } from './repositories/saved-views'
 import { serverKeysRepository } from './repositories/server-keys'
 import { ssoRepository, ssoSealsRepository } from './repositories/sso'
 import { teamsRepository } from './repositories/teams'
+import { toolRatesRepository } from './repositories/tool-rates'
 import { usersRepository } from './repositories/users'
 import { deliveriesRepository, webhooksRepository } from './repositories/webhooks'
 
@@ -44,6 +45,7 @@ const ORG_REPOSITORIES = {
   savedViews: savedViewsRepository,
   rateLimitRules: rateLimitRulesRepository,
   modelPrices: modelPricesRepository,
+  toolRates: toolRatesRepository,
   providerKeys: providerKeysRepository,
   apiKeys: apiKeysRepository,
   sessions: sessionsRepository,

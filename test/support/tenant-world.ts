@@ -25,6 +25,7 @@ export type Kind =
   | 'downgradeMapping'
   | 'fallbackChain'
   | 'accessRule'
+  | 'toolRate'
 
 /** One organisation with real objects of every kind, made the way its people make them. */
 export interface World {
@@ -126,6 +127,11 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     url: `https://agent-of-${tag}.example.test/a2a`,
   })
   await as('PUT', `/v1/a2a/agents/${str(a2aAgent, 'id')}/keys`, { key: `agent-key-of-${tag}-0123456789` })
+  const toolRate = await as('PUT', '/v1/tool-rates', {
+    serverId: str(mcpServer, 'id'),
+    tool: `tool-of-${tag}`,
+    usdPerCall: 0.01,
+  })
   // A rule and a default no call of the world meets: its traffic below is served all the same.
   const accessRule = await as('POST', '/v1/governance/access-rules', {
     subject: { kind: 'team', id: str(team, 'id') },
@@ -195,6 +201,7 @@ export async function buildWorld(h: Harness, org: Org, tag: string, providerBase
     downgradeMapping: [str(mapping, 'id')],
     fallbackChain: [str(chain, 'id')],
     accessRule: [str(accessRule, 'id')],
+    toolRate: [str(toolRate, 'id')],
     request: requests,
     session: [session],
     property: [property],
