@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { A2aRelay } from '../src/a2a/relay'
+import { Vault } from '../src/auth/vault'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
+import { RateLimiter } from '../src/limits/limiter'
+import { MemoryLimiterStore } from '../src/limits/store'
+import { silentLogger } from '../src/log'
 import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
-import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
+import { createHarness, DIALECTS, type Harness, type Org, TEST_SECRET } from './support/harness'
 
 /**
  * A2A agents: the registry (spec 4.6 `governance.write`; the list `org.read`) with the agent's key
@@ -396,6 +401,42 @@ describe.each(DIALECTS)('A2A agents on %s', (dialect) => {
       expect(((await disabled.json()) as RpcAnswer).error?.data.code).toBe('egress_disabled')
       expect(keyed.calls.length).toBe(before)
       await off.close()
+    })
+
+    test('an agent that does not answer in time is a 504 in JSON-RPC, recorded as an error', async () => {
+      const silent = startFakeA2aAgent({ hang: true })
+      try {
+        const org = await h.org()
+        const created = await made(org, 'silent', silent.url)
+        // The relay as the app builds it, with a time limit a test can wait for.
+        const relay = new A2aRelay({
+          store: h.store,
+          authenticator: h.services.authenticator,
+          vault: new Vault(TEST_SECRET),
+          egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }),
+          access: h.services.accessPolicies,
+          limiter: new RateLimiter(new MemoryLimiterStore(), { requests: 100, windowSeconds: 60 }, { rulesFor: async () => [] }),
+          log: silentLogger,
+          maxBodyBytes: 1024 * 1024,
+          timeoutMs: 200,
+        })
+        const response = await relay.call(
+          new Request(`http://localhost/a2a/${created.id}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(rpc('message/send', 'anyone there?')),
+          }),
+          created.id,
+        )
+        expect(response.status).toBe(504)
+        expect(((await response.json()) as RpcAnswer).error?.data.code).toBe('upstream_timeout')
+        expect(silent.calls).toHaveLength(1)
+        expect(await calls(org)).toEqual([
+          expect.objectContaining({ status: 'error', error: 'the agent did not answer within 0.2 s' }),
+        ])
+      } finally {
+        await silent.close()
+      }
     })
 
     test('an agent answering 401 to its key is a 502 in JSON-RPC, recorded as an error', async () => {

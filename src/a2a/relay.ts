@@ -30,7 +30,7 @@ export interface A2aRelayDeps {
   /** The largest JSON-RPC request, and the largest non-streamed answer held (GW_MAX_BODY_BYTES). */
   maxBodyBytes: number
   now?: Clock
-  /** How long an agent may take to start answering; a stream then runs as long as the agent sends. */
+  /** How long an agent may take to answer whole, or to start a stream, which then runs as long as the agent sends. */
   timeoutMs?: number
 }
 
@@ -206,7 +206,8 @@ export class A2aRelay {
     server: TimeoutControl | undefined,
   ): Promise<Response> {
     const key = agent.sealedKey === null ? undefined : this.deps.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
-    // The caller leaving ends the agent's call; so does an agent that does not start answering in time.
+    // The caller leaving ends the agent's call; so does an agent that does not answer in time (a whole
+    // answer, or a stream's first byte: a stream then runs as long as the agent sends).
     const upstream = new AbortController()
     const left = () => upstream.abort()
     request.signal.addEventListener('abort', left, { once: true })
@@ -224,14 +225,14 @@ export class A2aRelay {
         signal: upstream.signal,
       })
     } catch (error) {
+      clearTimeout(timer)
       request.signal.removeEventListener('abort', left)
       const failure = this.unreachable(error, upstream.signal)
       await record({ status: 'error', error: failure.message })
       throw failure
-    } finally {
-      clearTimeout(timer)
     }
     if (!answer.ok) {
+      clearTimeout(timer)
       request.signal.removeEventListener('abort', left)
       await answer.body?.cancel().catch(() => undefined)
       const why = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : ''
@@ -241,6 +242,7 @@ export class A2aRelay {
     }
     const type = answer.headers.get('content-type') ?? 'application/json'
     if (type.toLowerCase().startsWith('text/event-stream')) {
+      clearTimeout(timer)
       server?.timeout(request, 0)
       return this.relayStream(answer, upstream, rpc.id, record, () => request.signal.removeEventListener('abort', left))
     }
@@ -257,6 +259,7 @@ export class A2aRelay {
       await record({ status: 'error', error: failure.message })
       throw failure
     } finally {
+      clearTimeout(timer)
       request.signal.removeEventListener('abort', left)
     }
   }

@@ -25,6 +25,8 @@ export interface FakeAgentOptions {
   card?: unknown
   /** Only the name A2A used before 0.3 answers (agent.json). */
   legacyCardOnly?: boolean
+  /** Calls are taken and never answered (until the agent is closed). */
+  hang?: boolean
 }
 
 export const validCard = (name: string, url: string) => ({
@@ -64,6 +66,7 @@ export function startFakeA2aAgent(options: FakeAgentOptions = {}): FakeA2aAgent 
   const calls: FakeAgentCall[] = []
   const name = options.name ?? 'Fake Agent'
   let card: Record<string, unknown> = {}
+  const { promise: closed, resolve: close } = Promise.withResolvers<void>()
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -82,6 +85,10 @@ export function startFakeA2aAgent(options: FakeAgentOptions = {}): FakeA2aAgent 
       calls.push({ method, authorization, body })
       if (options.key !== undefined && authorization !== `Bearer ${options.key}`)
         return Response.json({ error: 'unauthorized' }, { status: 401 })
+      if (options.hang) {
+        await closed
+        return new Response('closed', { status: 503 })
+      }
       const id = body.id ?? null
       const text = textOf(body)
       if (method === 'message/send')
@@ -122,6 +129,7 @@ export function startFakeA2aAgent(options: FakeAgentOptions = {}): FakeA2aAgent 
     calls,
     card,
     async close() {
+      close()
       await server.stop(true)
     },
   }
