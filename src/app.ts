@@ -28,6 +28,7 @@ import { storableUrl } from './http/storable-text'
 import { RateLimiter } from './limits/limiter'
 import type { LimiterStore } from './limits/store'
 import type { Logger } from './log'
+import { McpGateway } from './mcp/gateway'
 import { a2aAgentRoutes } from './modules/a2a-agents/routes'
 import { A2aAgentsService } from './modules/a2a-agents/service'
 import { GroupedViews } from './modules/analytics/grouped'
@@ -241,6 +242,18 @@ export function createServices(deps: AppDeps) {
     integrations: new IntegrationsService(deps.store, vault, egress, serviceUrls, deps.now),
     mcpServers: new McpServersService(deps.store, vault, egress, deps.now),
     toolRates: new ToolRatesService(deps.store, deps.now),
+    /** gw as an MCP server at /mcp, in front of the organisations' registered servers. */
+    mcpGateway: new McpGateway({
+      store: deps.store,
+      authenticator,
+      access: accessPolicies,
+      limiter,
+      budgets,
+      vault,
+      fetch: egress.guardedFetch,
+      log: deps.log,
+      now: deps.now,
+    }),
     a2aAgents: new A2aAgentsService(deps.store, vault, egress, deps.now),
     /** The A2A relay at /a2a/{agentId}: authenticated like a gateway call, held to the access rules and the global rate limit. */
     a2aRelay: new A2aRelay({
@@ -345,6 +358,27 @@ function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['p
 }
 
 /**
+ * gw's own MCP endpoint (Streamable HTTP, stateless). The gateway answers every method itself, in
+ * JSON-RPC: a refusal of the credential as much as a method the transport has no use for without sessions.
+ */
+function mcpRoutes(gateway: Services['mcpGateway']) {
+  const handle = ({ request }: { request: Request }) => gateway.handle(request)
+  const detail = (summary: string) =>
+    ({ summary, security: [{ bearer: [] }], 'x-scope': 'gateway', 'x-wire-format': 'mcp' }) as Record<string, unknown>
+  const answer = { 200: ProviderAnswer }
+  return new Elysia({ name: 'mcp-routes' })
+    .post('/mcp', handle, {
+      parse: 'none',
+      response: answer,
+      detail: detail(
+        "MCP (Streamable HTTP, JSON answers): tools/list lists the organization's servers' tools as <server>__<tool>, tools/call relays a call",
+      ),
+    })
+    .get('/mcp', handle, { response: answer, detail: detail('405: no sessions, so no stream of server-initiated messages') })
+    .delete('/mcp', handle, { response: answer, detail: detail('405: no sessions to end') })
+}
+
+/**
  * A plugin whose routes the app's type does not list: the app's type already holds as many routes as
  * TypeScript's instantiation depth allows (TS2589 past it). Nothing reads these routes' types; the
  * document and the tests see them at run time.
@@ -404,6 +438,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(dispatchRoutes(services.dispatch, services.providerApi, services.a2aRelay))
   // Registered in place, beside the chain: one more link in it is more than TypeScript can type (TS2589).
   app.use(untyped(toolRateRoutes(gate, services.toolRates)))
+  app.use(untyped(mcpRoutes(services.mcpGateway)))
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)
   return whole

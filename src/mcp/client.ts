@@ -48,6 +48,8 @@ export interface Discovery {
 }
 
 export const PROBE_TIMEOUT_MS = 10_000
+/** A tool may work for a while (a search, a build); longer than this and the caller is told it failed. */
+export const TOOL_CALL_TIMEOUT_MS = 120_000
 /** A server that pages its tools without end is cut off here. */
 const MAX_TOOL_PAGES = 20
 /** What an answer shows of an error: enough to act on, never a whole page a server sent back. */
@@ -308,4 +310,63 @@ export function derivedName(serverName: string | undefined, url: string): string
     // Validated before; a name is still answered.
   }
   return clean(host) || 'mcp-server'
+}
+
+/** A tool as its server lists it, whole: what gw lists again under its own name. */
+export type UpstreamTool = Awaited<ReturnType<Client['listTools']>>['tools'][number]
+export type ToolResult = Awaited<ReturnType<Client['callTool']>>
+
+/** Raised when a server cannot be reached or fails; the message says why in a caller's words. */
+export class UpstreamError extends Error {}
+
+/** Runs `work` in a session with the server (initialize first), ended however it goes. */
+async function inSession<T>(
+  target: McpTarget,
+  fetch: FetchLike,
+  timeoutMs: number,
+  work: (client: Client, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const signal = AbortSignal.timeout(timeoutMs)
+  const observed: Observed = { statuses: [], challenge: null }
+  let session: Session | undefined
+  try {
+    session = await within(connect(target, wired(fetch, target.token, signal, observed), signal, timeoutMs), signal)
+    return await within(work(session.client, signal), signal)
+  } catch (error) {
+    throw new UpstreamError(describe(error, observed, signal, timeoutMs))
+  } finally {
+    await session?.client.close().catch(() => undefined)
+  }
+}
+
+/** Every tool the server lists (its pages followed up to a bound); throws UpstreamError when it fails. */
+export function listTools(target: McpTarget, fetch: FetchLike, options: { timeoutMs?: number } = {}): Promise<UpstreamTool[]> {
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS
+  return inSession(target, fetch, timeoutMs, async (client, signal) => {
+    const tools: UpstreamTool[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const listed = await client.listTools(cursor ? { cursor } : undefined, { signal, timeout: timeoutMs })
+      tools.push(...listed.tools)
+      cursor = listed.nextCursor
+      if (!cursor) break
+    }
+    return tools
+  })
+}
+
+/** A tool's result as the server answered it (`isError` included); throws UpstreamError when the call itself fails. */
+export function callTool(
+  target: McpTarget,
+  fetch: FetchLike,
+  call: { name: string; arguments?: Record<string, unknown> },
+  options: { timeoutMs?: number } = {},
+): Promise<ToolResult> {
+  const timeoutMs = options.timeoutMs ?? TOOL_CALL_TIMEOUT_MS
+  return inSession(target, fetch, timeoutMs, (client, signal) =>
+    client.callTool({ name: call.name, ...(call.arguments ? { arguments: call.arguments } : {}) }, undefined, {
+      signal,
+      timeout: timeoutMs,
+    }),
+  )
 }
