@@ -215,6 +215,39 @@ describe.each(DIALECTS)('gw as an MCP server on %s', (dialect) => {
     expect((await toolCalls(org)).map((call) => call.cost)).toEqual([0.01])
   })
 
+  test("a budget's counter is counted in from the tool-call log: spend made before it existed still counts", async () => {
+    const { org, tools } = await world()
+    // A call logged before the limit existed (another instance's, or before a restart).
+    await h.store.mcpToolCalls.add({
+      id: crypto.randomUUID(),
+      orgId: org.orgId,
+      serverId: tools.id,
+      serverName: 'tools',
+      toolName: 'echo',
+      userId: null,
+      apiKeyId: null,
+      status: 'success',
+      latencyMs: 1,
+      costNano: 10_000_000,
+      error: null,
+      createdAt: new Date(),
+    })
+    await data(
+      await h.request('PUT', '/v1/tool-rates', { token: org.ownerSession, body: { serverId: '*', tool: '*', usdPerCall: 0.01 } }),
+    )
+    await data(
+      await h.request('PUT', '/v1/budget/window-limit', {
+        token: org.ownerSession,
+        body: { scope: { kind: 'org' }, metric: 'usd', limit: 0.015, window: 'day' },
+      }),
+    )
+    const client = await connect(org.apiKey)
+    fake.reset()
+    const over = await refusal(client.callTool({ name: 'tools__echo', arguments: { text: 'x' } }))
+    expect(over.message).toContain('budget exceeded')
+    expect(fake.rpcMethods()).not.toContain('tools/call')
+  })
+
   test('a call the upstream fails is logged as an error and charged nothing', async () => {
     const org = await h.org('growth')
     const server = await register(org, 'tools')

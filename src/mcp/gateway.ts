@@ -12,6 +12,7 @@ import type { Resource } from '../governance/rules'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import type { BudgetEnforcer, Hold } from '../spend/enforcer'
+import { MCP_PROVIDER } from '../store/repositories/calls'
 import type { McpServerRow } from '../store/repositories/mcp-servers'
 import type { Clock, Store } from '../store/store'
 import { globMatches } from '../util/glob'
@@ -221,7 +222,7 @@ export class McpGateway {
         apiKeyId: principal.apiKeyId,
         memberId: principal.memberId,
         model: name,
-        provider: 'mcp',
+        provider: MCP_PROVIDER,
         worst: { usd: costNano, tokens: 0 },
       },
       { mayDowngrade: false },
@@ -247,7 +248,7 @@ export class McpGateway {
     }
     const latencyMs = this.now() - started
     const charged = failure === null ? costNano : 0
-    await this.settle(hold, charged)
+    await this.settle(hold, charged, failure === null)
     await this.record({
       id,
       orgId: principal.orgId,
@@ -265,10 +266,10 @@ export class McpGateway {
     return result
   }
 
-  private async settle(hold: Hold | undefined, usd: number): Promise<void> {
+  private async settle(hold: Hold | undefined, usd: number, succeeded: boolean): Promise<void> {
     if (!hold) return
     try {
-      await this.deps.budgets.settle(hold, { usd, tokens: 0, requests: 1 })
+      await this.deps.budgets.settle(hold, { usd, tokens: 0, requests: succeeded ? 1 : 0 })
     } catch (error) {
       // The hold lapses on its own; the call has happened and is answered.
       this.deps.log.error('mcp: a budget hold could not be settled', { holdId: hold.id, error: String(error) })

@@ -168,7 +168,7 @@ export class BudgetEnforcer {
 
   constructor(
     private readonly deps: {
-      store: Pick<Store, 'requests'>
+      store: Pick<Store, 'requests' | 'mcpToolCalls'>
       counters: SpendStore
       policies: SpendPolicies
       notices: BudgetNotices
@@ -351,7 +351,12 @@ export class BudgetEnforcer {
         scope.match.provider = value
         break
     }
-    return this.deps.store.requests.spendOf(scope, limit.metric)
+    // Tool calls relayed by gw's MCP endpoint are held against the same budgets as model calls.
+    const [models, tools] = await Promise.all([
+      this.deps.store.requests.spendOf(scope, limit.metric),
+      this.deps.store.mcpToolCalls.spendOf(scope, limit.metric),
+    ])
+    return models + tools
   }
 }
 

@@ -1,5 +1,6 @@
-import { and, avg, count, desc, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
+import { and, avg, count, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm'
 import type { Database, Tables } from '../database'
+import type { SpendScope } from './requests'
 
 /**
  * The logs of calls gw relays besides model calls: MCP tool calls and A2A agent calls. The MCP and A2A
@@ -94,6 +95,9 @@ const callLog = <T extends CallTable>({ orm }: Database, calls: T) => ({
   },
 })
 
+/** The provider a tool call is budgeted as: budgets scoped to provider `mcp` count tool calls alone. */
+export const MCP_PROVIDER = 'mcp'
+
 export const mcpToolCallsRepository = (db: Database) => {
   const calls = db.tables.mcpToolCalls
   const log = callLog(db, calls)
@@ -110,6 +114,38 @@ export const mcpToolCallsRepository = (db: Database) => {
       return (await log.list(w, narrow, page)) as McpToolCall[]
     },
     totals: log.totals,
+    /**
+     * What the organisation's tool calls in a budget's scope and window used, as the budgets count it
+     * beside the request log: a call's member is its `userId`, its model `<server>__<tool>`, its provider
+     * `mcp`; tool calls have no customer and no tokens.
+     */
+    async spendOf(scope: SpendScope, metric: 'usd' | 'tokens' | 'requests'): Promise<number> {
+      const { match } = scope
+      if (metric === 'tokens' || match.customerId !== undefined) return 0
+      if (match.provider !== undefined && match.provider !== MCP_PROVIDER) return 0
+      const conditions: Array<SQL | undefined> = [
+        eq(calls.orgId, scope.orgId),
+        gte(calls.createdAt, scope.start),
+        lt(calls.createdAt, scope.end),
+        eq(calls.status, 'success'),
+      ]
+      if (match.apiKeyId !== undefined) conditions.push(eq(calls.apiKeyId, match.apiKeyId))
+      if (match.memberId !== undefined) conditions.push(eq(calls.userId, match.memberId))
+      if (match.model !== undefined) {
+        const at = match.model.indexOf('__')
+        if (at <= 0) return 0
+        conditions.push(eq(calls.serverName, match.model.slice(0, at)), eq(calls.toolName, match.model.slice(at + 2)))
+      }
+      if (scope.memberIds) {
+        if (scope.memberIds.length === 0) return 0
+        conditions.push(inArray(calls.userId, [...scope.memberIds]))
+      }
+      const [row] = await db.orm
+        .select({ total: metric === 'usd' ? sql<number>`coalesce(sum(${calls.costNano}), 0)` : count() })
+        .from(calls)
+        .where(and(...conditions))
+      return Number(row?.total ?? 0)
+    },
     async byTool(w: CallWindow) {
       const rows = await db.orm
         .select({ serverId: calls.serverId, serverName: calls.serverName, toolName: calls.toolName, ...stats(calls) })
