@@ -149,7 +149,15 @@ describe.each(DIALECTS)('gw as an MCP server on %s', (dialect) => {
     expect(byRule.code).toBe(MCP_ERRORS.refused)
     expect(byRule.message).toContain('denied by access rule')
     expect(byRule.message).toContain('not for us')
-    for (const name of ['nope__echo', 'echo', '__echo', 'tools__']) {
+    for (const name of [
+      'nope__echo',
+      'echo',
+      '__echo',
+      'tools__',
+      'tools__ec\u0000ho',
+      `tools__${'e'.repeat(300)}`,
+      'tools__\ud800',
+    ]) {
       const unknown = await refusal(client.callTool({ name, arguments: {} }))
       expect(unknown.message).toContain('unknown tool')
     }

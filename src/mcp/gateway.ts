@@ -26,6 +26,8 @@ export const SEPARATOR = '__'
 /** A server's tool list is asked again after this long; a change of the registration asks at once. */
 export const TOOL_LIST_TTL_MS = 30_000
 const CACHED_TOOL_LISTS = 10_000
+/** A server name (64), the separator and a tool name as long as a rate may name (200), with room. */
+const MAX_TOOL_NAME_CHARS = 300
 /** A JSON-RPC message to gw is a tool call's arguments at most: far below a model call's body. */
 export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024
 const decoder = new TextDecoder()
@@ -194,6 +196,9 @@ export class McpGateway {
    * (charged when it succeeds) and written to the tool-call log.
    */
   async call(principal: Principal, name: string, args: Record<string, unknown> | undefined): Promise<ToolResult> {
+    // Postgres cannot hold NUL, nor a lone surrogate: such a name reaches neither the store nor the log.
+    if (name.length > MAX_TOOL_NAME_CHARS || name.includes('\u0000') || !name.isWellFormed())
+      throw unknownTool(name.slice(0, MAX_TOOL_NAME_CHARS), 'a tool name is at most 300 characters of text without NUL')
     const at = name.indexOf(SEPARATOR)
     if (at <= 0 || at + SEPARATOR.length >= name.length)
       throw unknownTool(name, `gw's tools are named <server>${SEPARATOR}<tool>`)
