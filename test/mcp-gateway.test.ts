@@ -256,6 +256,42 @@ describe.each(DIALECTS)('gw as an MCP server on %s', (dialect) => {
     expect(fake.rpcMethods()).not.toContain('tools/call')
   })
 
+  test('the global window limit refuses a call past it before the upstream, as it does a model call', async () => {
+    const limited = await createHarness({
+      database: h,
+      egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }),
+      globalRateLimit: { requests: 2, windowSeconds: 60 },
+    })
+    const server = serveHarness(limited)
+    try {
+      const org = await limited.org('growth')
+      await data(
+        await limited.request('POST', '/v1/mcp/servers', {
+          token: org.ownerSession,
+          body: { name: 'tools', url: fake.url, transport: 'streamable_http', auth: { kind: 'bearer', token: TOKEN } },
+        }),
+        201,
+      )
+      const client = new Client({ name: 'test', version: '1.0.0' })
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${org.apiKey}` } },
+        }),
+      )
+      clients.push(client)
+      for (let i = 0; i < 2; i++) await client.callTool({ name: 'tools__echo', arguments: { text: `${i}` } })
+      fake.reset()
+      const over = await refusal(client.callTool({ name: 'tools__echo', arguments: { text: 'third' } }))
+      expect(over.code).toBe(MCP_ERRORS.limited)
+      expect(over.message).toContain('rate limit exceeded')
+      expect((over.data as { retryAfterSeconds?: number }).retryAfterSeconds).toBeGreaterThan(0)
+      expect(fake.rpcMethods()).not.toContain('tools/call')
+    } finally {
+      await server.stop()
+      await limited.close()
+    }
+  })
+
   test('a call the upstream fails is logged as an error and charged nothing', async () => {
     const org = await h.org('growth')
     const server = await register(org, 'tools')

@@ -26,6 +26,7 @@ export const SEPARATOR = '__'
 /** A server's tool list is asked again after this long; a change of the registration asks at once. */
 export const TOOL_LIST_TTL_MS = 30_000
 const CACHED_TOOL_LISTS = 10_000
+const NANO_PER_CENT = 10_000_000
 /** A server name (64), the separator and a tool name as long as a rate may name (200), with room. */
 const MAX_TOOL_NAME_CHARS = 300
 /** A JSON-RPC message to gw is a tool call's arguments at most: far below a model call's body. */
@@ -39,13 +40,19 @@ const MAX_LOGGED_ERROR_CHARS = 500
  * gw's error code (`access_denied`, `rate_limited`, `budget_exceeded`, ...), as the management API
  * names it, and `data.retryAfterSeconds` when waiting helps.
  */
-export const MCP_ERRORS = { unauthorized: -32001, refused: -32003, limited: -32029 } as const
+export const MCP_ERRORS = {
+  /** The code the SDK's own transport answers a method it does not serve with. */
+  methodNotAllowed: -32000,
+  unauthorized: -32001,
+  refused: -32003,
+  limited: -32029,
+} as const
 
 export interface McpGatewayDeps {
   store: Store
   authenticator: Pick<Authenticator, 'authenticate'>
   access: Pick<AccessPolicies, 'refusal'>
-  limiter: Pick<RateLimiter, 'check'>
+  limiter: Pick<RateLimiter, 'check' | 'charge'>
   budgets: Pick<BudgetEnforcer, 'reserve' | 'settle'>
   vault: Pick<Vault, 'open'>
   /** The egress policy's guarded fetch: every upstream connection is held to it. */
@@ -116,7 +123,7 @@ export class McpGateway {
     }
     if (request.method !== 'POST') {
       // Without sessions there is no stream of server-initiated messages to open, and none to end.
-      return rpcFailure(405, ErrorCode.ConnectionClosed, "gw's MCP endpoint is stateless: send JSON-RPC messages by POST", {
+      return rpcFailure(405, MCP_ERRORS.methodNotAllowed, "gw's MCP endpoint is stateless: send JSON-RPC messages by POST", {
         allow: 'POST',
       })
     }
@@ -211,14 +218,20 @@ export class McpGateway {
       throw refused(new ApiError('access_denied', `tool ${name} is not offered: the server's toolAllow or toolDeny excludes it`))
     const denied = await this.deps.access.refusal(principal, resourcesOf(server, tool))
     if (denied) throw refused(accessDenied(denied.resource, denied.decision))
-    const verdict = await this.deps.limiter.check({ orgId: principal.orgId, properties: {}, model: name })
+    const rate = await org.toolRates.rateFor(server.id, tool)
+    const costNano = rate?.usdNanoPerCall ?? 0
+    // The tool's name stands where a model call's model does: the per-model window counts per tool.
+    const verdict = await this.deps.limiter.check({
+      orgId: principal.orgId,
+      properties: {},
+      model: name,
+      estimateCents: costNano / NANO_PER_CENT,
+    })
     if (!verdict.allowed)
       throw new McpError(MCP_ERRORS.limited, `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`, {
         code: 'rate_limited',
         retryAfterSeconds: verdict.retryAfterSeconds,
       })
-    const rate = await org.toolRates.rateFor(server.id, tool)
-    const costNano = rate?.usdNanoPerCall ?? 0
     const id = randomUUID()
     const reservation = await this.deps.budgets.reserve(
       {
@@ -247,13 +260,19 @@ export class McpGateway {
       )
       if (result.isError) failure = 'the tool answered with an error'
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error
+      if (!(error instanceof UpstreamError)) {
+        await this.settle(hold, 0, false)
+        throw error
+      }
       failure = error.message
       result = { isError: true, content: [{ type: 'text', text: `gw could not call ${name}: ${error.message}` }] }
     }
     const latencyMs = this.now() - started
     const charged = failure === null ? costNano : 0
     await this.settle(hold, charged, failure === null)
+    await this.deps.limiter.charge(verdict, charged).catch((error: unknown) => {
+      this.deps.log.error('mcp: a rate limit could not be charged', { error: String(error) })
+    })
     await this.record({
       id,
       orgId: principal.orgId,
