@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Webhook as Verifier } from 'standardwebhooks'
 import { VERSION } from '../src/version'
 import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } from './support/console'
 import { startFakeA2aAgent } from './support/fake-a2a-agent'
+import { startFakeMcpServer } from './support/fake-mcp-server'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 
 /**
@@ -329,6 +332,56 @@ describe('the compiled binary', () => {
       }
     } finally {
       await agent.close()
+    }
+  })
+
+  test("serves MCP at /mcp: the SDK's client lists a registered server's tools and calls one through gw, priced and logged", async () => {
+    const upstreamToken = 'mcp-token-binary-0123456789'
+    const upstream = startFakeMcpServer({ name: 'Binary Tools', token: upstreamToken })
+    const cwd = mkdtempSync(join(work, 'mcp-'))
+    try {
+      const boot = run(['bootstrap', '--org', 'Tools', '--email', 'tools@acme.test'], { cwd })
+      const { sessionToken, apiKey } = JSON.parse(boot.stdout) as Record<string, string>
+      const { server, base } = await serveFrom(cwd, { GW_EGRESS_ALLOW_HOSTS: '127.0.0.1' })
+      const client = new Client({ name: 'binary-test', version: '1.0.0' })
+      try {
+        const manage = (method: string, path: string, body?: unknown) =>
+          fetch(`${base}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          })
+        const created = await manage('POST', '/v1/mcp/servers', {
+          name: 'tools',
+          url: upstream.url,
+          transport: 'streamable_http',
+          auth: { kind: 'bearer', token: upstreamToken },
+        })
+        expect(created.status).toBe(201)
+        const { id } = ((await created.json()) as { data: { id: string } }).data
+        expect((await manage('PUT', '/v1/tool-rates', { serverId: id, tool: 'echo', usdPerCall: 0.01 })).status).toBe(200)
+        expect((await fetch(`${base}/mcp`, { method: 'POST', body: '{}' })).status).toBe(401)
+
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+          }),
+        )
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name).sort()).toEqual(['tools__add', 'tools__echo'])
+        const result = await client.callTool({ name: 'tools__echo', arguments: { text: 'from the binary' } })
+        expect(result.content).toEqual([{ type: 'text', text: 'from the binary' }])
+        const logged = (await (await manage('POST', '/v1/mcp/tool-calls', {})).json()) as {
+          data: { calls: Array<{ toolName: string; status: string; cost: number }> }
+        }
+        expect(logged.data.calls).toEqual([expect.objectContaining({ toolName: 'echo', status: 'success', cost: 0.01 })])
+      } finally {
+        await client.close().catch(() => undefined)
+        server.kill('SIGTERM')
+        await server.exited
+      }
+    } finally {
+      await upstream.close()
     }
   })
 
