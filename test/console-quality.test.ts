@@ -109,6 +109,7 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Sessions',
         'Users',
         'Properties',
+        'Tool calls',
         'API keys',
         'Proxy keys',
         'Provider keys',

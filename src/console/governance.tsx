@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { A2aAgents, ToolRates } from './agents'
 import { api } from './api'
 import { formatCount, formatMs, formatWhen } from './format'
 import type { ApiKey } from './keys'
@@ -169,13 +170,16 @@ const ruleText = (rule: Rule, names: Names) =>
 
 /**
  * Governance: who may use which provider, model, MCP server or tool and agent (the access rules, the
- * default of each kind, a dry run), and the MCP servers the organisation registered. Everyone with
- * org.read sees them; governance.write changes them.
+ * default of each kind, a dry run), the MCP servers the organisation registered and what their tools
+ * cost, and its A2A agents. Everyone with org.read sees them; governance.write changes them (the tool
+ * rates, spend_controls.write).
  */
 export function Governance({ orgId, can }: PageProps) {
   const canWrite = can('governance.write')
   const names = useNames(orgId)
   const [matched, setMatched] = useState<string | null>()
+  // The tool rates name servers: a server registered, renamed or deleted above is read again there.
+  const [serverChanges, setServerChanges] = useState(0)
   return (
     <section class="governance" aria-labelledby="governance">
       <h1 id="governance">Governance</h1>
@@ -188,8 +192,9 @@ export function Governance({ orgId, can }: PageProps) {
       <AccessRules canWrite={canWrite} names={names} matched={matched ?? undefined} />
       <DefaultsSection canWrite={canWrite} />
       <DryRunBox names={names} onMatched={setMatched} />
-      <McpServers canWrite={canWrite} />
-      {/* Agents (A2A) and tool rates come here, as their own sections, when their routes land. */}
+      <McpServers canWrite={canWrite} onChanged={() => setServerChanges((count) => count + 1)} />
+      <ToolRates canWrite={can('spend_controls.write')} serverChanges={serverChanges} />
+      <A2aAgents canWrite={canWrite} />
     </section>
   )
 }
@@ -562,17 +567,22 @@ const globsOf = (text: string) =>
     .map((part) => part.trim())
     .filter(Boolean)
 
-function McpServers({ canWrite }: { canWrite: boolean }) {
+function McpServers({ canWrite, onChanged }: { canWrite: boolean; onChanged(): void }) {
   const { items: servers, error, change } = useList<McpServer>(SERVERS_PATH)
   const [editing, setEditing] = useState<string>()
   const [made, setMade] = useState(0)
   // The catalogue's switches make and change registrations: each read of the servers reads it again.
   const [reads, setReads] = useState(0)
-  const refresh = () => change(async () => setReads((count) => count + 1))
+  const refresh = () =>
+    change(async () => {
+      setReads((count) => count + 1)
+      onChanged()
+    })
   const remove = (server: McpServer) =>
     change(async () => {
       await api('DELETE', serverPath(server))
       setReads((count) => count + 1)
+      onChanged()
     })
   return (
     <section aria-labelledby="mcp-servers">

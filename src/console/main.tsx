@@ -14,6 +14,7 @@ import { Properties } from './properties'
 import { ProviderKeys } from './provider-keys'
 import { ProxyKeys } from './proxy-keys'
 import { RateLimits } from './rate-limits'
+import { RelayedCalls } from './relayed-calls'
 import { Requests } from './requests'
 import { Roles } from './roles'
 import { Routing } from './routing'
@@ -42,6 +43,7 @@ const PAGES: readonly PageEntry[] = [
   { hash: '#/sessions', title: 'Sessions', group: 'Traffic', needs: 'traffic.read', show: (p) => <Sessions {...p} /> },
   { hash: '#/users', title: 'Users', group: 'Traffic', needs: 'traffic.read', show: (p) => <Users {...p} /> },
   { hash: '#/properties', title: 'Properties', group: 'Traffic', needs: 'traffic.read', show: (p) => <Properties {...p} /> },
+  { hash: '#/tool-calls', title: 'Tool calls', group: 'Traffic', needs: 'traffic.read', show: () => <RelayedCalls /> },
   { hash: '#/keys', title: 'API keys', group: 'Access', show: (p) => <Keys canWrite={p.can('keys.write')} /> },
   { hash: '#/proxy-keys', title: 'Proxy keys', group: 'Access', show: (p) => <ProxyKeys {...p} /> },
   {
