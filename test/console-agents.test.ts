@@ -13,6 +13,7 @@ import {
   startConsoleWorld,
 } from './support/console'
 import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
+import { type FakeMcpServer, startFakeMcpServer } from './support/fake-mcp-server'
 
 /**
  * A2A agents and tool rates on the Governance page, and the Tool calls page (MCP tool calls and A2A
@@ -23,6 +24,7 @@ import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
 let world: ConsoleWorld
 let agent: FakeA2aAgent
 let broken: FakeA2aAgent
+let mcp: FakeMcpServer
 
 const AGENT_KEY = 'agent-key-0123456789-secret-value'
 const LOOPBACK = parseAllowList('127.0.0.1') as NonNullable<ReturnType<typeof parseAllowList>>
@@ -33,11 +35,13 @@ beforeAll(async () => {
   world = await startConsoleWorld({ egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }) })
   agent = startFakeA2aAgent({ name: 'Echo Agent', key: AGENT_KEY })
   broken = startFakeA2aAgent({ card: { name: 'half a card', url: 'http://127.0.0.1/', skills: 'none' } })
+  mcp = startFakeMcpServer({ name: 'Fake Tools' })
 })
 afterAll(async () => {
   if (!browserAvailable) return
   await agent.close()
   await broken.close()
+  await mcp.close()
   await world.close()
 })
 
@@ -160,7 +164,7 @@ describe.skipIf(!browserAvailable)('A2A agents, tool rates and tool calls, in ch
       // A server registered above is offered at once; a rate to the nano-dollar is shown as set.
       const server = page.getByRole('form', { name: 'Register an MCP server' })
       await server.getByLabel("Name (the tools' prefix)").fill('tools')
-      await server.getByLabel('URL').fill(`${broken.url}/mcp`)
+      await server.getByLabel('URL').fill(mcp.url)
       await server.getByRole('button', { name: 'Register server' }).click()
       await page.getByRole('article', { name: 'MCP server tools' }).waitFor()
       await rates.getByLabel('Server').selectOption({ label: 'tools' })
@@ -195,7 +199,37 @@ describe.skipIf(!browserAvailable)('A2A agents, tool rates and tool calls, in ch
       expect(await relayed.json()).toMatchObject({ result: { parts: [{ text: 'echo: hello from the console test' }] } })
       expect(agent.calls.slice(before)).toEqual([expect.objectContaining({ authorization: `Bearer ${AGENT_KEY}` })])
 
+      // One tool call through gw's MCP server, priced by the server's rate.
+      const called = await fetch(`${world.server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${world.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'tools__echo', arguments: { text: 'hi' } },
+        }),
+      })
+      expect(`${called.status} ${await called.text()}`).toStartWith('200 ')
+
       await page.getByRole('link', { name: 'Tool calls', exact: true }).click()
+      const tools = page.getByRole('table', { name: 'MCP tool calls' })
+      await tools.waitFor()
+      expect(await tools.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
+        expect.any(String),
+        'tools',
+        'echo',
+        'success',
+        expect.stringMatching(/^\d[\d,]* ms$/),
+        '$0.000002',
+      ])
+      expect(await page.locator('[data-summary="mcp"]').textContent()).toMatch(
+        /^1 call, 0 errors, average latency \d[\d,]* ms, cost \$0\.000002$/,
+      )
       const calls = page.getByRole('table', { name: 'A2A agent calls' })
       await calls.waitFor()
       const row = calls.getByRole('row').nth(1)
@@ -207,7 +241,6 @@ describe.skipIf(!browserAvailable)('A2A agents, tool rates and tool calls, in ch
         expect.stringMatching(/^\d[\d,]* ms$/),
       ])
       expect(await page.locator('[data-summary="a2a"]').textContent()).toContain('1 call, 0 errors')
-      await page.getByText('No MCP tool calls in this window.').waitFor()
       await shots(page, 'tool-calls')
 
       expect(
@@ -236,6 +269,7 @@ describe.skipIf(!browserAvailable)('A2A agents, tool rates and tool calls, in ch
 
       await page.getByRole('link', { name: 'Tool calls', exact: true }).click()
       await page.getByRole('table', { name: 'A2A agent calls' }).getByRole('cell', { name: 'echo-agent' }).waitFor()
+      await page.getByRole('table', { name: 'MCP tool calls' }).getByRole('cell', { name: 'echo', exact: true }).waitFor()
       expect(errors, errors.join('\n')).toEqual([])
       await page.close()
     },

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
-import { formatCount, formatMs, formatUsd, formatUsdExact, formatWhen } from './format'
+import { formatCount, formatMs, formatUsdExact, formatWhen } from './format'
 import { ErrorNote } from './ui'
 
 /** The figures of a window's calls; cost in USD. */
@@ -40,6 +40,20 @@ const WINDOWS = [
   { id: '30d', label: 'Last 30 days', hours: 24 * 30 },
 ] as const
 type WindowId = (typeof WINDOWS)[number]['id']
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
+const dayAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' })
+
+/** When a call was made, short enough for a narrow table: today's by the time alone, the whole moment on hover. */
+function When({ iso }: { iso: string }) {
+  const at = new Date(iso)
+  const today = at.toDateString() === new Date().toDateString()
+  return (
+    <time dateTime={iso} title={formatWhen(iso)}>
+      {today ? timeOfDay.format(at) : dayAndTime.format(at)}
+    </time>
+  )
+}
 
 /** The most recent calls shown of each kind. */
 const RECENT = 50
@@ -112,12 +126,17 @@ function SummaryLine({ label, summary }: { label: string; summary: Stats }) {
   return (
     <p class="summary" data-summary={label}>
       <strong>{formatCount(summary.calls)}</strong> {summary.calls === 1 ? 'call' : 'calls'},{' '}
-      <strong>{formatCount(summary.errors)}</strong> {summary.errors === 1 ? 'error' : 'errors'}, average latency{' '}
-      <strong>{formatMs(summary.averageLatencyMs)}</strong>
+      <strong>{formatCount(summary.errors)}</strong> {summary.errors === 1 ? 'error' : 'errors'}
+      {/* No call, no average: left out rather than shown as a dash. */}
+      {summary.averageLatencyMs !== null && (
+        <>
+          , average latency <strong>{formatMs(summary.averageLatencyMs)}</strong>
+        </>
+      )}
       {/* Agent calls are not priced: a cost of theirs would always read $0. */}
       {label === 'mcp' && (
         <>
-          , cost <strong>{formatUsd(summary.cost)}</strong>
+          , cost <strong>{formatUsdExact(summary.cost)}</strong>
         </>
       )}
     </p>
@@ -197,7 +216,9 @@ function McpCalls({ windowId, reads }: { windowId: WindowId; reads: number }) {
         <tbody>
           {state.calls?.map((call) => (
             <tr key={call.id} data-call={call.id}>
-              <td>{formatWhen(call.createdAt)}</td>
+              <td>
+                <When iso={call.createdAt} />
+              </td>
               <td>{call.serverName}</td>
               <td>
                 <code>{call.toolName}</code>
@@ -246,7 +267,9 @@ function A2aCalls({ windowId, reads }: { windowId: WindowId; reads: number }) {
         <tbody>
           {state.calls?.map((call) => (
             <tr key={call.id} data-call={call.id}>
-              <td>{formatWhen(call.createdAt)}</td>
+              <td>
+                <When iso={call.createdAt} />
+              </td>
               <td>{call.agentName}</td>
               <td>{call.skill ? <code>{call.skill}</code> : '-'}</td>
               <Status call={call} />
