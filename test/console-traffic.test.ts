@@ -36,6 +36,8 @@ beforeAll(async () => {
   // Session s1: alice, acme, twice; session s2: bob, globex, once.
   await call('s1', 'alice', 'acme')
   await call('s1', 'alice', 'acme')
+  // Sessions are listed by their last call's time, in milliseconds: s2's must be the later one.
+  await Bun.sleep(5)
   await call('s2', 'bob', 'globex')
   await world.h.requestLog.flush()
 })

@@ -1,3 +1,5 @@
+import { orderedId } from '../util/ordered-id'
+
 /**
  * A request's id: the `Gw-Id` header, the `gw` frame's `requestId` and the request log's key. It is a
  * UUID with version 4 and its variant, as spec 2.1's pattern requires, whose first 48 bits are the
@@ -7,6 +9,6 @@
  * table grows, where random ids cost 86-94 µs a record at 200 MB (bench/results/2026-11-22-log-writer.md).
  */
 export function newRequestId(): string {
-  const ordered = Bun.randomUUIDv7()
+  const ordered = orderedId()
   return `${ordered.slice(0, 14)}4${ordered.slice(15)}`
 }

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto'
 import { type BudgetEventData, deliveryOf, type WebhookEvent } from '../egress/events'
 import type { Logger } from '../log'
 import type { BudgetNotice } from '../store/repositories/budgets'
 import type { NewDelivery } from '../store/repositories/webhooks'
 import type { Repositories, Store } from '../store/store'
+import { orderedId } from '../util/ordered-id'
 import type { CounterState } from './counters'
 import { type AppliedLimit, type Hold, inUnit, type SpendCall } from './enforcer'
 import type { AlertConfig } from './policy'
@@ -122,7 +122,7 @@ export class BudgetNotices {
     const { limit, value } = applied
     const breach = threshold >= BREACHED
     const notice: BudgetNotice = {
-      id: randomUUID(),
+      id: orderedId(),
       orgId: limit.orgId,
       kind: breach ? 'breach' : 'threshold',
       limitId: limit.id,
@@ -153,7 +153,7 @@ export class BudgetNotices {
     amountNano: number | null,
   ): Promise<void> {
     await this.deps.store.budgetActions.add({
-      id: randomUUID(),
+      id: orderedId(),
       orgId: call.orgId,
       scope: applied.limit.scopeKind,
       scopeId: applied.value || null,

@@ -10,6 +10,7 @@ import { isTimezone, windowSettingsOf } from '../../spend/windows'
 import type { BudgetLimit, BudgetNotice, DowngradeMapping, Metric } from '../../store/repositories/budgets'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
+import { orderedId } from '../../util/ordered-id'
 import type {
   AlertConfigInput,
   BreachInput,
@@ -288,7 +289,8 @@ export class BudgetsService {
     const { limit } = about
     const policy = await this.policies.of(principal.orgId)
     const notice: BudgetNotice = {
-      id: randomUUID(),
+      // Time-ordered: the breach log lists notices newest first, and two may share a millisecond.
+      id: orderedId(),
       orgId: principal.orgId,
       kind,
       limitId: limit?.id ?? null,
