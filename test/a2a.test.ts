@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Message } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { A2aRelay } from '../src/a2a/relay'
 import { Vault } from '../src/auth/vault'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
@@ -7,12 +9,14 @@ import { MemoryLimiterStore } from '../src/limits/store'
 import { silentLogger } from '../src/log'
 import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
 import { createHarness, DIALECTS, type Harness, type Org, TEST_SECRET } from './support/harness'
+import { serveHarness } from './support/serve'
 
 /**
  * A2A agents: the registry (spec 4.6 `governance.write`; the list `org.read`) with the agent's key
  * sealed, URLs held to the egress policy and a card probe; and the relay at /a2a/{id}, which takes a
  * gw key, asks the access rules and forwards JSON-RPC (streamed or not) with the agent's own key, and
- * leaves each call in the A2A call log. The agent is a small fake on loopback.
+ * leaves each call in the A2A call log. The agent is a fake on loopback built with the official A2A
+ * SDK's server side; one test drives gw with the SDK's client, so both ends are the SDK's.
  */
 
 interface AgentView {
@@ -67,11 +71,11 @@ let agent: FakeA2aAgent
 let keyed: FakeA2aAgent
 let legacy: FakeA2aAgent
 let broken: FakeA2aAgent
-beforeAll(() => {
-  agent = startFakeA2aAgent({ name: 'Echo Agent' })
-  keyed = startFakeA2aAgent({ name: 'Keyed Agent', key: AGENT_KEY })
-  legacy = startFakeA2aAgent({ name: 'Old Agent', legacyCardOnly: true })
-  broken = startFakeA2aAgent({ card: { name: 'half a card', url: 'http://127.0.0.1/', skills: 'none' } })
+beforeAll(async () => {
+  agent = await startFakeA2aAgent({ name: 'Echo Agent' })
+  keyed = await startFakeA2aAgent({ name: 'Keyed Agent', key: AGENT_KEY })
+  legacy = await startFakeA2aAgent({ name: 'Old Agent', legacyCardOnly: true })
+  broken = await startFakeA2aAgent({ card: { name: 'half a card', url: 'http://127.0.0.1/', skills: 'none' } })
 })
 afterAll(async () => {
   for (const fake of [agent, keyed, legacy, broken]) await fake.close()
@@ -294,6 +298,85 @@ describe.each(DIALECTS)('A2A agents on %s', (dialect) => {
       expect(await calls(org)).toEqual([expect.objectContaining({ skill: 'message/stream', status: 'success' })])
     })
 
+    test("the SDK's client, pointed at gw, reads the card through gw, gets the echo and reads the stream", async () => {
+      const { org, id } = await registered()
+      const served = serveHarness(h)
+      try {
+        const sent: Array<{ url: string; authorization: string | null }> = []
+        // The client's fetch adds the caller's gw key, as an A2A client configured for gw's card would.
+        const withKey = ((input: string | URL | Request, init?: RequestInit) => {
+          const headers = new Headers(init?.headers)
+          headers.set('authorization', `Bearer ${org.apiKey}`)
+          sent.push({ url: String(input instanceof Request ? input.url : input), authorization: headers.get('authorization') })
+          return fetch(input, { ...init, headers })
+        }) as typeof fetch
+        const factory = new ClientFactory(
+          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+            transports: [new JsonRpcTransportFactory({ fetchImpl: withKey })],
+            cardResolver: new DefaultAgentCardResolver({ fetchImpl: withKey }),
+          }),
+        )
+        const relayUrl = `${served.url}/a2a/${id}`
+        // The SDK resolves the card's name against the base as a URL does: an agent below the root needs the trailing slash.
+        const client = await factory.createFromUrl(`${relayUrl}/`)
+        // The card came through gw: its address is gw's relay, its security gw's; the agent's address is nowhere.
+        const card = await client.getAgentCard()
+        expect(card).toMatchObject({ name: 'Keyed Agent', url: relayUrl, preferredTransport: 'JSONRPC', security: [{ gw: [] }] })
+        expect(JSON.stringify(card)).not.toContain(keyed.url)
+
+        const before = keyed.calls.length
+        const answer = await client.sendMessage({
+          message: {
+            kind: 'message',
+            messageId: crypto.randomUUID(),
+            role: 'user',
+            parts: [{ kind: 'text', text: 'from the SDK' }],
+          },
+        })
+        expect(answer.kind).toBe('message')
+        expect((answer as Message).parts).toEqual([{ kind: 'text', text: 'echo: from the SDK' }])
+
+        const events: Array<{ kind: string; state?: string; text?: string }> = []
+        for await (const event of client.sendMessageStream({
+          message: {
+            kind: 'message',
+            messageId: crypto.randomUUID(),
+            role: 'user',
+            parts: [{ kind: 'text', text: 'streamed by the SDK' }],
+          },
+        })) {
+          if (event.kind === 'task' || event.kind === 'status-update')
+            events.push({ kind: event.kind, state: event.status.state })
+          else if (event.kind === 'artifact-update')
+            events.push({ kind: event.kind, text: event.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('') })
+          else events.push({ kind: event.kind })
+        }
+        expect(events).toEqual([
+          { kind: 'task', state: 'submitted' },
+          { kind: 'status-update', state: 'working' },
+          { kind: 'artifact-update', text: 'echo: streamed by the SDK' },
+          { kind: 'status-update', state: 'completed' },
+        ])
+
+        // Everything the client sent went to gw with the gw key; the agent got its own key, never the gw key.
+        expect(sent.length).toBeGreaterThanOrEqual(3)
+        expect(sent.every((r) => r.url.startsWith(relayUrl) && r.authorization === `Bearer ${org.apiKey}`)).toBe(true)
+        const reached = keyed.calls.slice(before)
+        expect(reached.map((c) => [c.method, c.authorization])).toEqual([
+          ['message/send', `Bearer ${AGENT_KEY}`],
+          ['message/stream', `Bearer ${AGENT_KEY}`],
+        ])
+        expect(JSON.stringify(reached)).not.toContain(org.apiKey)
+        for (let i = 0; i < 50 && (await calls(org)).length < 2; i++) await Bun.sleep(10)
+        expect((await calls(org)).map((c) => [c.skill, c.status]).sort()).toEqual([
+          ['message/send', 'success'],
+          ['message/stream', 'success'],
+        ])
+      } finally {
+        await served.stop()
+      }
+    })
+
     test('the card is answered with gw as its address and gw as its security', async () => {
       const { org, id } = await registered()
       const response = await h.request('GET', `/a2a/${id}/.well-known/agent-card.json`, { token: org.apiKey })
@@ -404,7 +487,7 @@ describe.each(DIALECTS)('A2A agents on %s', (dialect) => {
     })
 
     test('an agent that does not answer in time is a 504 in JSON-RPC, recorded as an error', async () => {
-      const silent = startFakeA2aAgent({ hang: true })
+      const silent = await startFakeA2aAgent({ hang: true })
       try {
         const org = await h.org()
         const created = await made(org, 'silent', silent.url)

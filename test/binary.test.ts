@@ -289,7 +289,7 @@ describe('the compiled binary', () => {
 
   test('relays an A2A call and its stream through the real server, with the agent key and gw as the card address', async () => {
     const agentKey = 'agent-key-binary-0123456789'
-    const agent = startFakeA2aAgent({ name: 'Binary Agent', key: agentKey })
+    const agent = await startFakeA2aAgent({ name: 'Binary Agent', key: agentKey })
     const cwd = mkdtempSync(join(work, 'a2a-'))
     try {
       const boot = run(['bootstrap', '--org', 'Agents', '--email', 'agents@acme.test'], { cwd })

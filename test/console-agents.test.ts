@@ -33,8 +33,8 @@ beforeAll(async () => {
   if (!browserAvailable) return
   // The fake agents listen on loopback: the egress policy must let gw reach them.
   world = await startConsoleWorld({ egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }) })
-  agent = startFakeA2aAgent({ name: 'Echo Agent', key: AGENT_KEY })
-  broken = startFakeA2aAgent({ card: { name: 'half a card', url: 'http://127.0.0.1/', skills: 'none' } })
+  agent = await startFakeA2aAgent({ name: 'Echo Agent', key: AGENT_KEY })
+  broken = await startFakeA2aAgent({ card: { name: 'half a card', url: 'http://127.0.0.1/', skills: 'none' } })
   mcp = startFakeMcpServer({ name: 'Fake Tools' })
 })
 afterAll(async () => {

@@ -1,7 +1,25 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { AgentCard, Message, MessageSendParams, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk'
+import {
+  A2AError,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  type RequestContext,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server'
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+import express from 'express'
+
 /**
- * A small A2A agent on loopback: its card at the well-known names, and JSON-RPC `message/send` (a
- * message echoed back) and `message/stream` (a task's events over SSE). It keeps every call it was
- * sent, with the Authorization header it came with, so tests can see what gw forwarded.
+ * An A2A agent on loopback, built with the official SDK's server side (`@a2a-js/sdk`, A2A 0.3, JSON-RPC
+ * over express): its card at the well-known names, `message/send` answered by an executor that echoes
+ * the message back, and `message/stream` by one that runs a task (submitted, working, an artifact with
+ * the echo, completed) as server-sent events. It keeps every call it was sent, with the Authorization
+ * header it came with, so tests can see what gw forwarded; the key check, the hang and the broken card
+ * are the fake's own, in front of the SDK.
  */
 
 export interface FakeAgentCall {
@@ -13,7 +31,7 @@ export interface FakeAgentCall {
 export interface FakeA2aAgent {
   url: string
   calls: FakeAgentCall[]
-  card: Record<string, unknown>
+  card: AgentCard
   close(): Promise<void>
 }
 
@@ -29,11 +47,12 @@ export interface FakeAgentOptions {
   hang?: boolean
 }
 
-export const validCard = (name: string, url: string) => ({
+export const validCard = (name: string, url: string): AgentCard => ({
   protocolVersion: '0.3.0',
   name,
   description: `${name}, an agent for tests`,
   url,
+  preferredTransport: 'JSONRPC',
   version: '1.0.0',
   capabilities: { streaming: true },
   defaultInputModes: ['text/plain'],
@@ -43,94 +62,121 @@ export const validCard = (name: string, url: string) => ({
   security: [{ agentKey: [] }],
 })
 
-const textOf = (body: Record<string, unknown>): string => {
-  const params = body.params as { message?: { parts?: Array<{ text?: string }> } } | undefined
-  return params?.message?.parts?.map((part) => part.text ?? '').join('') ?? ''
+const textOf = (message: Message): string => message.parts.map((part) => (part.kind === 'text' ? part.text : '')).join('')
+
+/** `message/send`: one message back, `echo: <text>`. */
+class EchoExecutor implements AgentExecutor {
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const answer: Message = {
+      kind: 'message',
+      messageId: crypto.randomUUID(),
+      role: 'agent',
+      contextId: context.contextId,
+      parts: [{ kind: 'text', text: `echo: ${textOf(context.userMessage)}` }],
+    }
+    bus.publish(answer)
+    bus.finished()
+  }
+  cancelTask = async (): Promise<void> => {}
 }
 
-const sse = (events: unknown[]): Response => {
-  const encoder = new TextEncoder()
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      for (const event of events) {
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
-        await Bun.sleep(5)
-      }
-      controller.close()
-    },
-  })
-  return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
+/** `message/stream`: a task submitted, working, its artifact (the echo) and completed, a few ms apart. */
+class TaskExecutor implements AgentExecutor {
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId, userMessage } = context
+    const task: Task = { kind: 'task', id: taskId, contextId, status: { state: 'submitted' }, history: [userMessage] }
+    const working: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId,
+      contextId,
+      status: { state: 'working' },
+      final: false,
+    }
+    const artifact: TaskArtifactUpdateEvent = {
+      kind: 'artifact-update',
+      taskId,
+      contextId,
+      artifact: { artifactId: 'a-1', parts: [{ kind: 'text', text: `echo: ${textOf(userMessage)}` }] },
+    }
+    const completed: TaskStatusUpdateEvent = {
+      kind: 'status-update',
+      taskId,
+      contextId,
+      status: { state: 'completed' },
+      final: true,
+    }
+    for (const event of [task, working, artifact, completed]) {
+      bus.publish(event)
+      await Bun.sleep(5)
+    }
+    bus.finished()
+  }
+  cancelTask = async (): Promise<void> => {}
 }
 
-export function startFakeA2aAgent(options: FakeAgentOptions = {}): FakeA2aAgent {
+/**
+ * The SDK's request handler with the echo executor, its streams run by a second handler (the task
+ * executor) over the same task store. A stream of the text `fail` breaks off after its first status
+ * update with a JSON-RPC error, which the SDK's transport sends as an in-band `error` event.
+ */
+class FakeAgentHandler extends DefaultRequestHandler {
+  private readonly streams: DefaultRequestHandler
+
+  constructor(card: AgentCard) {
+    const tasks = new InMemoryTaskStore()
+    super(card, tasks, new EchoExecutor())
+    this.streams = new DefaultRequestHandler(card, tasks, new TaskExecutor())
+  }
+
+  override async *sendMessageStream(params: MessageSendParams, context?: ServerCallContext) {
+    const fail = textOf(params.message) === 'fail'
+    for await (const event of this.streams.sendMessageStream(params, context)) {
+      yield event
+      if (fail && event.kind === 'status-update') throw A2AError.internalError('the agent gave up')
+    }
+  }
+}
+
+export async function startFakeA2aAgent(options: FakeAgentOptions = {}): Promise<FakeA2aAgent> {
   const calls: FakeAgentCall[] = []
   const name = options.name ?? 'Fake Agent'
-  let card: Record<string, unknown> = {}
   const { promise: closed, resolve: close } = Promise.withResolvers<void>()
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    development: false,
-    async fetch(request) {
-      const path = new URL(request.url).pathname
-      if (request.method === 'GET') {
-        const current = path === '/.well-known/agent-card.json' && !options.legacyCardOnly
-        const legacy = path === '/.well-known/agent.json'
-        if (!current && !legacy) return new Response('not found', { status: 404 })
-        return Response.json(options.card ?? card)
-      }
-      const authorization = request.headers.get('authorization')
-      const body = (await request.json()) as Record<string, unknown>
-      const method = String(body.method)
-      calls.push({ method, authorization, body })
-      if (options.key !== undefined && authorization !== `Bearer ${options.key}`)
-        return Response.json({ error: 'unauthorized' }, { status: 401 })
-      if (options.hang) {
-        await closed
-        return new Response('closed', { status: 503 })
-      }
-      const id = body.id ?? null
-      const text = textOf(body)
-      if (method === 'message/send')
-        return Response.json({
-          jsonrpc: '2.0',
-          id,
-          result: { kind: 'message', messageId: 'answer-1', role: 'agent', parts: [{ kind: 'text', text: `echo: ${text}` }] },
-        })
-      if (method === 'message/stream') {
-        const task = { taskId: 'task-1', contextId: 'context-1' }
-        if (text === 'fail')
-          return sse([
-            { jsonrpc: '2.0', id, result: { kind: 'status-update', ...task, status: { state: 'working' }, final: false } },
-            { jsonrpc: '2.0', id, error: { code: -32603, message: 'the agent gave up' } },
-          ])
-        return sse([
-          { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'context-1', status: { state: 'submitted' } } },
-          { jsonrpc: '2.0', id, result: { kind: 'status-update', ...task, status: { state: 'working' }, final: false } },
-          {
-            jsonrpc: '2.0',
-            id,
-            result: {
-              kind: 'artifact-update',
-              ...task,
-              artifact: { artifactId: 'a-1', parts: [{ kind: 'text', text: `echo: ${text}` }] },
-            },
-          },
-          { jsonrpc: '2.0', id, result: { kind: 'status-update', ...task, status: { state: 'completed' }, final: true } },
-        ])
-      }
-      return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: `method not found: ${method}` } })
-    },
+  const app = express()
+  const http = createServer(app)
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+  const card = validCard(name, url)
+  const handler = new FakeAgentHandler(card)
+
+  const cardProvider = async () => (options.card ?? card) as AgentCard
+  if (!options.legacyCardOnly) app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: cardProvider }))
+  app.use('/.well-known/agent.json', agentCardHandler({ agentCardProvider: cardProvider }))
+  // What the agent was sent, the key it insists on, and the hang, before the SDK answers.
+  app.post('/', express.json(), async (request, response, next) => {
+    const authorization = request.headers.authorization ?? null
+    const body = (request.body ?? {}) as Record<string, unknown>
+    calls.push({ method: String(body.method), authorization, body })
+    if (options.key !== undefined && authorization !== `Bearer ${options.key}`) {
+      response.status(401).json({ error: 'unauthorized' })
+      return
+    }
+    if (options.hang) {
+      await closed
+      response.status(503).end('closed')
+      return
+    }
+    next()
   })
-  const url = `http://127.0.0.1:${server.port}`
-  card = validCard(name, url)
+  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
+
   return {
     url,
     calls,
     card,
     async close() {
       close()
-      await server.stop(true)
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
 }
