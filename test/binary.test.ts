@@ -40,7 +40,8 @@ beforeAll(async () => {
   if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   Bun.spawnSync(['mkdir', '-p', home])
   fake = await startFakeProvider()
-})
+  // A build takes a second or two alone, several on a machine busy with the rest of the suite.
+}, 60_000)
 afterAll(async () => {
   await fake.close()
   rmSync(work, { recursive: true, force: true })
