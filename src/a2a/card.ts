@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { AgentCardDocument } from '../store/json-columns'
+import { boundedText } from '../util/read-body'
 
 /** A function with `fetch`'s signature: the egress policy's guarded fetch in gw, anything in tests. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -117,25 +118,6 @@ async function fetchDocument(
     if (signal.aborted) return { error: `the agent did not answer within ${timeoutMs / 1000} s`, missing: false }
     return { error: (error as Error).message || 'the agent could not be reached', missing: false }
   }
-}
-
-/** The body as text, or undefined (the rest not read) once it passes `limit` bytes. */
-export async function boundedText(response: Response, limit: number): Promise<string | undefined> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 /**

@@ -12,9 +12,9 @@ import type { Logger } from '../log'
 import { errorMessage } from '../store/faults'
 import type { A2aAgentRow } from '../store/repositories/a2a-agents'
 import type { Clock, Store } from '../store/store'
-import { readBody } from '../util/read-body'
+import { boundedText, readBody } from '../util/read-body'
 import { SseParser } from '../util/sse'
-import { boundedText, relayedCard } from './card'
+import { relayedCard } from './card'
 
 /** What the server hands a handler: the per-request idle timeout, lifted for a stream. */
 type TimeoutControl = Pick<Server<undefined>, 'timeout'>

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { boundedText } from '../util/read-body'
 import { VERSION } from '../version'
 
 /**
@@ -270,25 +271,6 @@ async function protectedResourceOf(
     }
   }
   return null
-}
-
-/** The body as text, or undefined (the rest not read) once it passes `limit` bytes: a server decides its size, not gw's memory. */
-async function boundedText(response: Response, limit: number): Promise<string | undefined> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** A valid registration name (the tool prefix) made from what a server calls itself, or from its host. */

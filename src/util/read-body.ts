@@ -113,3 +113,25 @@ export class BodyBudget {
     }
   }
 }
+
+/**
+ * An answer's body as text, or undefined (the rest not read) once it passes `limit` bytes: the server
+ * that sends it decides its size, not gw's memory.
+ */
+export async function boundedText(response: Response, limit: number): Promise<string | undefined> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined)
+      return undefined
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
