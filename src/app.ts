@@ -89,6 +89,7 @@ import { TrafficService } from './modules/traffic/service'
 import { webhookRoutes } from './modules/webhooks/routes'
 import { WebhooksService } from './modules/webhooks/service'
 import { PriceBook } from './money/price-book'
+import { type CallObserver, type MetricsExposition, metricsAnswer } from './observability/observer'
 import { MemorySpendStore, type SpendStore } from './spend/counters'
 import { BudgetEnforcer } from './spend/enforcer'
 import { BudgetNotices } from './spend/notices'
@@ -128,6 +129,10 @@ export interface AppDeps {
   egress?: EgressPolicy
   /** Where the integrations' services are; Slack's and Stripe's own when absent. */
   integrations?: ServiceUrls
+  /** Prometheus metrics, when configured (GW_METRICS_ADDR or GW_METRICS_TOKEN): told of every settled call. */
+  metrics?: CallObserver & MetricsExposition
+  /** GW_METRICS_TOKEN: `/metrics` on the main port answers only with it; absent, that path is not there. */
+  metricsToken?: string
   /** How the webhook deliverer paces itself; tests shorten its waits. */
   delivery?: Pick<DelivererOptions, 'schedule' | 'attemptTimeoutMs' | 'pollMs' | 'batch' | 'outboxCap'>
 }
@@ -193,6 +198,7 @@ export function createServices(deps: AppDeps) {
     keyHealth,
     cache: responseCache,
     log: deps.log,
+    observer: deps.metrics,
     now: deps.now,
   })
   return {
@@ -439,6 +445,10 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // Registered in place, beside the chain: one more link in it is more than TypeScript can type (TS2589).
   app.use(untyped(toolRateRoutes(gate, services.toolRates)))
   app.use(untyped(mcpRoutes(services.mcpGateway)))
+  // Answers 404 without GW_METRICS_TOKEN: the main port may face the internet.
+  app.get('/metrics', ({ request }) => metricsAnswer(deps.metrics, deps.metricsToken, request.headers.get('authorization')), {
+    detail: { hide: true },
+  })
   const whole = app.use(catalogueStubs(gate, app.routes))
   checkAgainstCatalogue(whole.routes)
   return whole

@@ -94,6 +94,16 @@ const VARIABLES = {
     allowed: 'debug, info, warn or error',
     fallback: 'info',
   },
+  GW_METRICS_ADDR: {
+    schema: Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' }),
+    allowed:
+      'host:port of a separate listener that answers GET /metrics (Prometheus text format) and nothing else, e.g. 127.0.0.1:9464; metrics are off unless this or GW_METRICS_TOKEN is set',
+  },
+  GW_METRICS_TOKEN: {
+    schema: Type.String({ pattern: '^[\\x21-\\x7e]{16,256}$' }),
+    allowed:
+      '16 to 256 printable characters, no spaces: /metrics on the main port then answers only with Authorization: Bearer <token> (it is 404 there without one)',
+  },
   OPENAI_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
   OPENAI_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
   ANTHROPIC_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
@@ -123,6 +133,8 @@ export interface Config {
   publicUrl?: string
   globalRateLimit: { requests: number; windowSeconds: number }
   logLevel: LogLevel
+  /** Prometheus metrics (GW_METRICS_ADDR, GW_METRICS_TOKEN); absent when neither is set. */
+  metrics?: { listen?: { hostname: string; port: number }; token?: string }
   /** Outgoing destinations (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS). */
   egress: { enabled: boolean; allow?: AllowList }
   /** Where the integrations' services are (GW_SLACK_API_URL, GW_STRIPE_API_URL). */
@@ -169,6 +181,15 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = required(env, 'GW_DATA_DIR')
   const databaseUrl = read(env, 'GW_DATABASE_URL')
   const [requests, windowSeconds] = required(env, 'GW_GLOBAL_RATE_LIMIT').split('/').map(Number) as [number, number]
+  const metricsAddr = read(env, 'GW_METRICS_ADDR')
+  const metricsToken = read(env, 'GW_METRICS_TOKEN')
+  let metricsListen: { hostname: string; port: number } | undefined
+  if (metricsAddr !== undefined) {
+    const colon = metricsAddr.lastIndexOf(':')
+    const metricsPort = Number(metricsAddr.slice(colon + 1))
+    if (metricsPort > 65535) throw new ConfigError('GW_METRICS_ADDR', metricsAddr, VARIABLES.GW_METRICS_ADDR.allowed)
+    metricsListen = { hostname: metricsAddr.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: metricsPort }
+  }
   const allowHosts = read(env, 'GW_EGRESS_ALLOW_HOSTS')
   const allow = allowHosts === undefined ? undefined : parseAllowList(allowHosts)
   if (allowHosts !== undefined && !allow)
@@ -195,6 +216,10 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: read(env, 'GW_PUBLIC_URL')?.replace(/\/+$/, ''),
     globalRateLimit: { requests, windowSeconds },
     logLevel: required(env, 'GW_LOG_LEVEL') as LogLevel,
+    metrics:
+      metricsListen || metricsToken
+        ? { ...(metricsListen ? { listen: metricsListen } : {}), ...(metricsToken ? { token: metricsToken } : {}) }
+        : undefined,
     egress: { enabled: required(env, 'GW_EGRESS') === 'on', allow },
     integrations: {
       slackApiUrl: required(env, 'GW_SLACK_API_URL').replace(/\/+$/, ''),

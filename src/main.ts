@@ -11,6 +11,7 @@ import { newServerSecret, replaceSecretFile } from './auth/server-secret'
 import { TIERS, type Tier } from './auth/tiers'
 import { ConfigError, loadConfig } from './config'
 import { ApiError } from './errors'
+import { serveMetrics } from './observability/observer'
 import { openRuntime, type Runtime } from './runtime'
 import { serve } from './serve'
 import { errorMessage } from './store/faults'
@@ -90,6 +91,9 @@ async function serveCommand(): Promise<void> {
     maxRequestBodySize: config.maxBodyBytes + BUN_BODY_SLACK_BYTES,
     log,
   })
+  const listen = config.metrics?.listen
+  const metricsServer = listen && deps.metrics ? serveMetrics(deps.metrics, listen.hostname, listen.port) : undefined
+  if (metricsServer) log.info('metrics listening', { url: `http://${listen?.hostname}:${metricsServer.port}/metrics` })
   services.deliverer.start()
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
@@ -100,6 +104,7 @@ async function serveCommand(): Promise<void> {
     // Finish the requests in flight, then write what they queued, then close.
     clearInterval(retention)
     await server.stop(false)
+    await metricsServer?.stop(true)
     // The attempts under way are settled before the database closes; what is not sent yet stays in
     // the outbox for the next start, as do the events the last requests write.
     await services.deliverer.stop()

@@ -207,6 +207,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     ?.start()
     .catch((error: unknown) => log.error('the request log writer could not open the database', { error: String(error) }))
   const requestLog = new RequestLog(writer?.write ?? writeEntries(store), log)
+  // Loaded only when configured, and only to serve: with metrics off, prom-client is never read and
+  // no call observes; a one-shot command has nothing to be scraped.
+  const metrics =
+    config.metrics && options.serving
+      ? new (await import('./observability/metrics')).GatewayMetrics({ requestLog, probes })
+      : undefined
   return {
     config,
     db,
@@ -228,6 +234,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       integrations: config.integrations,
       maxBodyBytes: config.maxBodyBytes,
       globalRateLimit: config.globalRateLimit,
+      metrics,
+      metricsToken: config.metrics?.token,
       gateway: {
         providers: config.providers,
         metaTtlSeconds: config.metaTtlSeconds,

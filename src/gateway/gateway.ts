@@ -16,6 +16,7 @@ import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import { NANO_PER_USD } from '../money/cost'
 import type { PriceSource } from '../money/price-book'
+import type { CallObserver } from '../observability/observer'
 import type { BudgetEnforcer } from '../spend/enforcer'
 import { errorMessage } from '../store/faults'
 import type { ChainStep } from '../store/json-columns'
@@ -110,6 +111,8 @@ export interface GatewayDeps {
   /** The response cache: in process, or Redis. */
   cache: ResponseCache
   log: Logger
+  /** Told of each settled call (Prometheus metrics); absent when metrics are off. */
+  observer?: CallObserver
   now?: () => number
   /** Picks a key by weight and an answer of a full cache bucket; seeded in tests. */
   random?: () => number

@@ -15,6 +15,7 @@ import type { KeyHealth } from '../../src/gateway/routing/key-health'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
 import { type Logger, silentLogger } from '../../src/log'
 import type { HealthProbe } from '../../src/modules/health/service'
+import type { MetricsSources } from '../../src/observability/metrics'
 import type { SpendStore } from '../../src/spend/counters'
 import { type Database, openDatabase } from '../../src/store/database'
 import { migrate } from '../../src/store/migrate'
@@ -120,6 +121,10 @@ export interface HarnessOptions {
   delivery?: AppDeps['delivery']
   /** Where Slack and Stripe are: fakes on loopback. */
   integrations?: AppDeps['integrations']
+  /** Builds the metrics (GW_METRICS_*) over this harness's request log and probes; off when absent. */
+  metrics?: (sources: MetricsSources) => NonNullable<AppDeps['metrics']>
+  /** GW_METRICS_TOKEN. */
+  metricsToken?: string
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -153,6 +158,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     egress: options.egress,
     delivery: options.delivery,
     integrations: options.integrations,
+    metrics: options.metrics?.({ requestLog, probes: options.probes ?? [] }),
+    metricsToken: options.metricsToken,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

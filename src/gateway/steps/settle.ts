@@ -3,6 +3,7 @@ import type { Logger } from '../../log'
 import { costNano, nanoToUsd } from '../../money/cost'
 import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
+import type { CallObserver } from '../../observability/observer'
 import type { BudgetEnforcer, Used } from '../../spend/enforcer'
 import type { RequestRecord } from '../../store/repositories/requests'
 import type { CallFacts } from '../call'
@@ -23,6 +24,8 @@ export interface SettlementDeps {
   credits: CreditBalances
   log: Logger
   now: () => number
+  /** Told of each settled call (Prometheus metrics); absent when metrics are off. */
+  observer?: CallObserver
 }
 
 /** Why a record has no cost: absent is not zero, and the reader should know which it is. */
@@ -136,9 +139,11 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   const model = outcome.servedModel ?? facts.model
   // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
   const policy = await deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+  const endedAt = deps.now()
+  deps.observer?.settled(facts, outcome, cost, endedAt)
   // The writer scans the request body and applies the policy, off the answer's path.
   deps.requestLog.record({
-    record: callRecord(facts, outcome, model, cost, deps.now()),
+    record: callRecord(facts, outcome, model, cost, endedAt),
     bodies: { request: facts.requestBody, response: facts.responseBody, policy },
   })
   const creditsRemaining =
