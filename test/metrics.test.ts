@@ -311,3 +311,31 @@ describe('configuration', () => {
     expect(pathFamily('/v1/responses')).toBe('responses')
   })
 })
+
+describe('fallback', () => {
+  test("a chain's failed first step is one attempt beyond the first, counted on the provider that served", async () => {
+    const earlier = parsePrometheus(await scrapeText()).find((f) => f.name === 'gw_extra_attempts_total')
+    const before = earlier ? total(earlier) : 0
+    const other = await h.org('growth')
+    await h.services.organizations.addCredits(other.orgId, 1_000)
+    const made = await h.request('POST', '/v1/gateway/fallback-chains', {
+      token: other.ownerSession,
+      body: { name: 'metrics chain', match: { model: 'metrics-alias' }, steps: [{ model: 'gpt-4o-mini' }, { model: 'gpt-4o' }] },
+    })
+    expect(made.status).toBeLessThan(300)
+    fake.steer({ model: 'gpt-4o-mini', directives: 'fake:error:500' })
+    try {
+      const response = await h.request('POST', '/v1/chat/completions', {
+        token: other.apiKey,
+        body: chat('fall', { model: 'metrics-alias' }),
+      })
+      expect(response.status).toBe(200)
+      expect(response.headers.get('gw-attempts')).toBe('2')
+    } finally {
+      fake.unsteer()
+    }
+    const extra = familyOf(parsePrometheus(await scrapeText()), 'gw_extra_attempts_total')
+    expect(total(extra) - before).toBe(1)
+    expect(total(extra, { provider: 'openai' })).toBeGreaterThanOrEqual(1)
+  })
+})
