@@ -24,8 +24,7 @@ import type { Store } from '../store/store'
 import { type CacheRequest, readCacheRequest } from './cache/headers'
 import { StreamKeeper } from './cache/keeper'
 import { cacheKey } from './cache/key'
-import { DEFAULT_MAX_ENTRY_BYTES } from './cache/redis'
-import type { CachedAnswer, ResponseCache } from './cache/store'
+import { type CachedAnswer, MAX_CACHED_ANSWER_BYTES, type ResponseCache } from './cache/store'
 import { type CallFacts, type GatewayCall, openCall } from './call'
 import { DISPATCH_ROUTES, type ProviderApi } from './dispatch-routes'
 import type { GatewayMeta, MetaStore } from './meta/store'
@@ -174,8 +173,6 @@ interface Serving {
 const KEYS_PER_TRY = 3
 const NOTHING_COOLING: ReadonlySet<string> = new Set()
 const JSON_TYPE = 'application/json'
-/** The longest stream the cache keeps: past it, a stream's bytes are let go rather than buffered to its end. */
-const CACHED_STREAM_BYTES = DEFAULT_MAX_ENTRY_BYTES
 const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
@@ -402,7 +399,7 @@ export class Gateway {
     const facts = state.facts
     if (result.read === 'raw') return this.answerRaw(facts, result.response, call.request.signal, state.settle, units?.unitsOf)
     if (result.read === 'whole') return this.answerWhole(facts, result.response, result.text, provider, translation, served)
-    const kept = cache?.ask.save ? new StreamKeeper(CACHED_STREAM_BYTES) : undefined
+    const kept = cache?.ask.save ? new StreamKeeper(MAX_CACHED_ANSWER_BYTES) : undefined
     const relayed = relayStream({
       upstream: result.response,
       reader: result.reader,

@@ -73,7 +73,7 @@ export class AccessPolicies {
 
   /** The organisation's compiled rules; calls of one organisation share one read, a failed read is not kept. */
   policyOf(orgId: string): Promise<AccessPolicy> {
-    return this.cached(this.policies, orgId, async () => {
+    return this.policies.load(orgId, async () => {
       const org = this.store.org(orgId)
       const [rules, defaults] = await Promise.all([org.accessRules.list(), org.accessDefaults.list()])
       return new AccessPolicy(
@@ -132,7 +132,7 @@ export class AccessPolicies {
 
   /** A member's role and teams, as rules on a member, a team or a role read them. */
   memberFacts(orgId: string, memberId: string): Promise<MemberFacts> {
-    return this.cached(this.members, `${orgId}:${memberId}`, async () => {
+    return this.members.load(`${orgId}:${memberId}`, async () => {
       const org = this.store.org(orgId)
       const [membership, teams] = await Promise.all([org.memberships.get(memberId), org.teams.listForUser(memberId)])
       return { role: membership?.role, teamIds: teams.map((team) => team.id) }
@@ -162,16 +162,5 @@ export class AccessPolicies {
   async require(principal: Principal, resources: readonly Resource[]): Promise<void> {
     const refused = await this.refusal(principal, resources)
     if (refused) throw accessDenied(refused.resource, refused.decision)
-  }
-
-  private cached<T>(cache: TtlCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
-    const found = cache.get(key)
-    if (found) return found
-    const loading = load()
-    cache.set(key, loading)
-    loading.catch(() => {
-      if (cache.get(key) === loading) cache.delete(key)
-    })
-    return loading
   }
 }

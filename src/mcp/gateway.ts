@@ -315,16 +315,11 @@ export class McpGateway {
   /** A server's tools, asked at most every TOOL_LIST_TTL_MS; a changed registration is a new key, asked at once. */
   private toolsOf(server: McpServerRow): Promise<UpstreamTool[]> {
     const key = `${server.orgId}:${server.id}:${server.updatedAt.getTime()}`
-    const found = this.toolLists.get(key)
-    if (found) return found
-    const loading = listTools(this.targetOf(server), this.deps.fetch, {
-      ...(this.deps.listTimeoutMs !== undefined ? { timeoutMs: this.deps.listTimeoutMs } : {}),
-    })
-    this.toolLists.set(key, loading)
-    loading.catch(() => {
-      if (this.toolLists.get(key) === loading) this.toolLists.delete(key)
-    })
-    return loading
+    return this.toolLists.load(key, () =>
+      listTools(this.targetOf(server), this.deps.fetch, {
+        ...(this.deps.listTimeoutMs !== undefined ? { timeoutMs: this.deps.listTimeoutMs } : {}),
+      }),
+    )
   }
 
   private targetOf(server: McpServerRow): McpTarget {

@@ -148,14 +148,6 @@ export class PriceBook implements PriceSource {
   }
 
   private overridesOf(orgId: string): Promise<OverrideIndex> {
-    const cached = this.cache.get(orgId)
-    if (cached) return cached
-    const loading = this.store.org(orgId).modelPrices.list().then(indexOf)
-    this.cache.set(orgId, loading)
-    // A failed read is not kept: the next call tries again.
-    loading.catch(() => {
-      if (this.cache.get(orgId) === loading) this.cache.delete(orgId)
-    })
-    return loading
+    return this.cache.load(orgId, () => this.store.org(orgId).modelPrices.list().then(indexOf))
   }
 }

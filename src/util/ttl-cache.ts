@@ -30,6 +30,21 @@ export class TtlCache<K, V> {
     this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs })
   }
 
+  /**
+   * The value under `key`, loaded once for every caller that asks while it loads: the cache holds the
+   * load's promise. A load that fails is not kept, so the next call loads again.
+   */
+  load<T>(this: TtlCache<K, Promise<T>>, key: K, loader: () => Promise<T>): Promise<T> {
+    const found = this.get(key)
+    if (found) return found
+    const loading = loader()
+    this.set(key, loading)
+    loading.catch(() => {
+      if (this.get(key) === loading) this.delete(key)
+    })
+    return loading
+  }
+
   delete(key: K): void {
     this.entries.delete(key)
   }

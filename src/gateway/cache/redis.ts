@@ -1,6 +1,6 @@
 import type Redis from 'ioredis'
 import type { CircuitBreaker } from '../../util/breaker'
-import type { CachedAnswer, ResponseCache } from './store'
+import { type CachedAnswer, MAX_CACHED_ANSWER_BYTES, type ResponseCache } from './store'
 
 export interface RedisResponseCacheOptions {
   /**
@@ -13,8 +13,6 @@ export interface RedisResponseCacheOptions {
   /** What every key starts with; `gw:cache:` unless said (the tests keep theirs apart). */
   prefix?: string
 }
-
-export const DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024
 
 /**
  * KEYS: the bucket. ARGV: the answer's JSON, bucketMax, ttlMs. The length check and the push are one
@@ -53,7 +51,7 @@ export class RedisResponseCache implements ResponseCache {
     redis.defineCommand('gwCacheAdd', { numberOfKeys: 1, lua: ADD })
     this.redis = redis as CacheRedis
     this.breaker = options.breaker
-    this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES
+    this.maxEntryBytes = options.maxEntryBytes ?? MAX_CACHED_ANSWER_BYTES
     this.prefix = options.prefix ?? 'gw:cache:'
   }
 

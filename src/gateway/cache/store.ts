@@ -1,3 +1,6 @@
+/** The largest answer the cache keeps unless a store is told otherwise: a stream longer than this is not buffered to be kept. */
+export const MAX_CACHED_ANSWER_BYTES = 4 * 1024 * 1024
+
 /**
  * One answer kept by the response cache: what the caller was sent, and what it cost to make, so a hit
  * can say what it saved.

@@ -63,16 +63,7 @@ export class FallbackChainsService implements ChainSource {
    * fails is not kept, so the next call tries again.
    */
   async chainFor(orgId: string, model: string): Promise<FallbackChain | undefined> {
-    let chains = this.cache.get(orgId)
-    if (!chains) {
-      const read = this.read(orgId)
-      chains = read
-      this.cache.set(orgId, read)
-      read.catch(() => {
-        if (this.cache.get(orgId) === read) this.cache.delete(orgId)
-      })
-    }
-    return (await chains).get(model)
+    return (await this.cache.load(orgId, () => this.read(orgId))).get(model)
   }
 
   async list(principal: Principal) {
