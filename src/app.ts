@@ -7,7 +7,7 @@ import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
-import { Deliverer, type DelivererOptions } from './egress/deliverer'
+import { Deliverer, type DelivererOptions, type DeliveryObserver } from './egress/deliverer'
 import { EgressPolicy } from './egress/policy'
 import type { ServiceUrls } from './egress/services'
 import { MemoryResponseCache } from './gateway/cache/memory'
@@ -129,8 +129,8 @@ export interface AppDeps {
   egress?: EgressPolicy
   /** Where the integrations' services are; Slack's and Stripe's own when absent. */
   integrations?: ServiceUrls
-  /** Prometheus metrics, when configured (GW_METRICS_ADDR or GW_METRICS_TOKEN): told of every settled call. */
-  metrics?: CallObserver & MetricsExposition
+  /** Prometheus metrics, when configured (GW_METRICS_ADDR or GW_METRICS_TOKEN): told of every settled call and delivery attempt. */
+  metrics?: CallObserver & DeliveryObserver & MetricsExposition
   /** GW_METRICS_TOKEN: `/metrics` on the main port answers only with it; absent, that path is not there. */
   metricsToken?: string
   /** How the webhook deliverer paces itself; tests shorten its waits. */
@@ -173,6 +173,7 @@ export function createServices(deps: AppDeps) {
     urls: serviceUrls,
     log: deps.log,
     now: deps.now,
+    observer: deps.metrics,
   })
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodyLimits = { maxBodyBytes, budget: new BodyBudget(BODIES_IN_FLIGHT * maxBodyBytes) }

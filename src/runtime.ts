@@ -211,7 +211,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   // no call observes; a one-shot command has nothing to be scraped.
   const metrics =
     config.metrics && options.serving
-      ? new (await import('./observability/metrics')).GatewayMetrics({ requestLog, probes })
+      ? new (await import('./observability/metrics')).GatewayMetrics({ requestLog, probes, outbox: store.deliveries })
       : undefined
   return {
     config,

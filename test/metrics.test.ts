@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import parsePrometheus, { type MetricFamily, type Sample } from 'parse-prometheus-text-format'
 import { loadConfig } from '../src/config'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { GatewayMetrics, pathFamily } from '../src/observability/metrics'
 import { serveMetrics } from '../src/observability/observer'
 import { openRuntime } from '../src/runtime'
 import type { HealthProbe } from '../src/util/health-probe'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
-import { createHarness, type Harness, type Org } from './support/harness'
+import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 
 const TOKEN = 'metrics-token-0123456789'
 /** A Redis that never answers: the scrape must still come back, saying Redis is down. */
@@ -202,6 +203,42 @@ describe('/metrics after a known sequence of calls', () => {
     expect(familyOf(families, 'gw_request_duration_seconds').type).toBe('HISTOGRAM')
   })
 
+  test("gw's own part of every call, and the provider's part of each dispatched one, in consistent histograms", async () => {
+    const text = await scrapeText()
+    // Every call has an overhead; the provider's part is timed for the four dispatched (both chats, the
+    // cache miss, the message), not for the hit, the refusal or the model nobody prices.
+    expectConsistent(text, 'gw_overhead_seconds', 7)
+    expectConsistent(text, 'gw_provider_duration_seconds', 4)
+    const providers = histogramSeries(text, 'gw_provider_duration_seconds')
+    const countOf = (labels: string) => Number(providers.find((s) => s.labels === labels)?.parsed.count)
+    expect(countOf('provider="openai",path="chat"')).toBe(3)
+    expect(countOf('provider="anthropic",path="messages"')).toBe(1)
+    const overhead = histogramSeries(text, 'gw_overhead_seconds')
+    expect(overhead.map((s) => s.labels).sort()).toEqual(['path="chat"', 'path="messages"'])
+    // Sub-millisecond work is told apart: the lowest bucket is a tenth of a millisecond.
+    expect(text).toContain('gw_overhead_seconds_bucket{le="0.0001",path="chat"}')
+    const sumOf = (name: string) => histogramSeries(text, name).reduce((n, s) => n + Number(s.parsed.sum), 0)
+    expect(sumOf('gw_overhead_seconds')).toBeGreaterThan(0)
+    // Both parts are of calls the whole-call histogram also timed (to its whole milliseconds).
+    expect(sumOf('gw_overhead_seconds') + sumOf('gw_provider_duration_seconds')).toBeLessThanOrEqual(
+      sumOf('gw_request_duration_seconds') + 7 * 0.001,
+    )
+  })
+
+  test('each request-log batch write is timed', async () => {
+    const text = await scrapeText()
+    const lines = text.split('\n').filter((line) => line.startsWith('gw_request_log_write_seconds'))
+    const [family] = parsePrometheus(`# TYPE gw_request_log_write_seconds histogram\n${lines.join('\n')}\n\n`)
+    const writes = Number(family?.metrics[0]?.count)
+    expect(writes).toBeGreaterThanOrEqual(1)
+    // Never more batches than records written.
+    expect(writes).toBeLessThanOrEqual(h.requestLog.snapshot().written)
+    const buckets = Object.entries(family?.metrics[0]?.buckets ?? {}).map(([le, value]) => [Number(le), Number(value)])
+    buckets.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))
+    for (let i = 1; i < buckets.length; i++) expect(buckets[i]?.[1]).toBeGreaterThanOrEqual(buckets[i - 1]?.[1] ?? 0)
+    expect(Number(family?.metrics[0]?.buckets?.['+Inf'])).toBe(writes)
+  })
+
   test('request-log, database, Redis and process gauges are read at scrape time; a hung Redis is down, not a hung scrape', async () => {
     const started = performance.now()
     const families = parsePrometheus(await scrapeText())
@@ -214,7 +251,25 @@ describe('/metrics after a known sequence of calls', () => {
     expect(total(familyOf(families, 'gw_database_up'))).toBe(1)
     expect(total(familyOf(families, 'gw_redis_up'))).toBe(0)
     expect(total(familyOf(families, 'gw_process_resident_memory_bytes'))).toBeGreaterThan(0)
+    expect(total(familyOf(families, 'gw_nodejs_heap_size_used_bytes'))).toBeGreaterThan(0)
+    expect(total(familyOf(families, 'gw_process_cpu_seconds_total'))).toBeGreaterThan(0)
+    expect(familyOf(families, 'gw_process_cpu_seconds_total').type).toBe('COUNTER')
     expect(familyOf(families, 'gw_nodejs_eventloop_lag_seconds').type).toBe('GAUGE')
+    expect(total(familyOf(families, 'gw_nodejs_eventloop_lag_seconds'))).toBeGreaterThanOrEqual(0)
+    expect(total(familyOf(families, 'gw_webhook_outbox_pending'))).toBe(0)
+  })
+
+  test('a database that does not answer leaves the outbox size out of the scrape, and the scrape answers', async () => {
+    const hung = new GatewayMetrics({
+      requestLog: h.requestLog,
+      probes: [],
+      outbox: { pendingCount: () => new Promise<number>(() => undefined) },
+    })
+    const started = performance.now()
+    const families = parsePrometheus(await hung.render())
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(families.find((f) => f.name === 'gw_webhook_outbox_pending')?.metrics ?? []).toEqual([])
+    expect(total(familyOf(families, 'gw_requests_total'))).toBe(0)
   })
 })
 
@@ -338,4 +393,80 @@ describe('fallback', () => {
     expect(total(extra) - before).toBe(1)
     expect(total(extra, { provider: 'openai' })).toBeGreaterThanOrEqual(1)
   })
+})
+
+/** A webhook receiver on loopback that answers the statuses it is given, in turn (200 once they run out). */
+function startReceiver(answers: number[]) {
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async (request) => {
+      await request.text()
+      return new Response('', { status: answers.shift() ?? 200 })
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
+}
+
+describe('webhook deliveries and the outbox', () => {
+  for (const dialect of DIALECTS)
+    test(`attempts are counted by outcome, and the outbox gauge is its pending rows (${dialect})`, async () => {
+      // A failure, then the last attempt failing too (dead), one delivered, and a 410 (gone).
+      const receiver = startReceiver([500, 503, 200, 410])
+      const hw = await createHarness({
+        dialect,
+        providers: providersAt(fake),
+        egress: new EgressPolicy({ enabled: true, allow: parseAllowList('127.0.0.1') }),
+        delivery: { schedule: [0.05], pollMs: 20, attemptTimeoutMs: 2_000 },
+        metricsToken: TOKEN,
+        metrics: (sources) => new GatewayMetrics(sources),
+      })
+      try {
+        const owner = await hw.org('growth')
+        await hw.services.organizations.addCredits(owner.orgId, 1_000)
+        const made = await hw.request('POST', '/v1/webhooks', {
+          token: owner.ownerSession,
+          body: { destination: receiver.url, events: ['request.completed'] },
+        })
+        expect(made.status).toBe(201)
+        const scrapeOf = async () => {
+          const response = await hw.request('GET', '/metrics', { token: TOKEN })
+          return parsePrometheus(await response.text())
+        }
+        const pendingRows = async () =>
+          (await hw.store.org(owner.orgId).webhooks.deliveries(100)).filter((d) => d.status === 'pending').length
+        const deliveries = async (outcome: string) =>
+          total(familyOf(await scrapeOf(), 'gw_webhook_deliveries_total'), { outcome })
+        const callAndDeliver = async (content: string) => {
+          const response = await hw.request('POST', '/v1/chat/completions', { token: owner.apiKey, body: chat(content) })
+          expect(response.status).toBe(200)
+          await response.text()
+          await hw.requestLog.flush()
+          expect(await pendingRows()).toBe(1)
+          expect(total(familyOf(await scrapeOf(), 'gw_webhook_outbox_pending'))).toBe(1)
+          const until = Date.now() + 5_000
+          while ((await pendingRows()) > 0) {
+            if (Date.now() > until) throw new Error('the delivery never settled')
+            await hw.services.deliverer.tick()
+            await Bun.sleep(20)
+          }
+        }
+        for (const outcome of ['delivered', 'failed', 'dead', 'gone']) expect(await deliveries(outcome)).toBe(0)
+        await callAndDeliver('fails twice')
+        expect(await deliveries('failed')).toBe(1)
+        expect(await deliveries('dead')).toBe(1)
+        await callAndDeliver('delivered')
+        expect(await deliveries('delivered')).toBe(1)
+        await callAndDeliver('gone')
+        expect(await deliveries('gone')).toBe(1)
+        const families = await scrapeOf()
+        expect(total(familyOf(families, 'gw_webhook_deliveries_total'))).toBe(4)
+        expect(total(familyOf(families, 'gw_webhook_outbox_pending'))).toBe(0)
+        expect(await hw.store.deliveries.pendingCount()).toBe(0)
+      } finally {
+        await hw.services.deliverer.stop()
+        await hw.close()
+        receiver.stop()
+      }
+    })
 })

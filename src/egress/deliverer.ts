@@ -34,6 +34,18 @@ export interface DelivererOptions {
   batch?: number
   /** Pending request.completed events kept per webhook; older ones beyond it are dropped. */
   outboxCap?: number
+  /** Told what each attempt came to (metrics, when configured). */
+  observer?: DeliveryObserver
+}
+
+/**
+ * What an attempt came to: `delivered`; `failed`, to be tried again; `dead`, with no attempt left (or
+ * its integration switched off); `gone`, its destination answered 410 and the webhook is disabled.
+ */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'dead' | 'gone'
+
+export interface DeliveryObserver {
+  deliveryAttempted(outcome: DeliveryOutcome): void
 }
 
 /** What one attempt came to. */
@@ -209,6 +221,7 @@ export class Deliverer {
         lastError: 'the integration is switched off',
         lastAttemptAt: at,
       })
+      this.options.observer?.deliveryAttempted('dead')
       return
     }
     const result =
@@ -221,6 +234,7 @@ export class Deliverer {
     if ('webhook' in taken && result.httpStatus === 410) {
       await store.deliveries.disable(taken.webhook.id, at)
       log.warn('a webhook destination answered 410 Gone: the webhook is disabled', { webhookId: taken.webhook.id })
+      this.options.observer?.deliveryAttempted('gone')
       return
     }
     const wait = this.retryWaits[attempts - 1]
@@ -234,6 +248,7 @@ export class Deliverer {
       lastError: result.error,
       lastAttemptAt: new Date(this.now()),
     })
+    this.options.observer?.deliveryAttempted(status === 'pending' ? 'failed' : status)
     if (!settled) log.warn('an outbox attempt outlived its lease; another instance may have sent it again', { id: delivery.id })
     if (status === 'dead')
       log.warn('an outbox delivery is dead after its last attempt', { id: delivery.id, event: delivery.event })

@@ -158,7 +158,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     egress: options.egress,
     delivery: options.delivery,
     integrations: options.integrations,
-    metrics: options.metrics?.({ requestLog, probes: options.probes ?? [] }),
+    metrics: options.metrics?.({ requestLog, probes: options.probes ?? [], outbox: database.store.deliveries }),
     metricsToken: options.metricsToken,
     gateway: {
       providers: {

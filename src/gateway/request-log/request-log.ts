@@ -111,6 +111,7 @@ export class RequestLog {
   private queue: Queued[] = []
   private readonly unwritten = new Map<string, number>()
   private readonly settledListeners: Array<(balances: SettledBalances) => void> = []
+  private readonly writeListeners: Array<(ms: number, ok: boolean) => void> = []
   private queuedBodyBytes = 0
   private readonly capacity: number
   private readonly bodyBudget: number
@@ -180,6 +181,11 @@ export class RequestLog {
     this.settledListeners.push(listener)
   }
 
+  /** Called after each batch write, written or failed, with how long it took (ms): for metrics. */
+  onWrite(listener: (ms: number, ok: boolean) => void): void {
+    this.writeListeners.push(listener)
+  }
+
   private addDebit(entry: LogEntry, sign: 1 | -1): void {
     const debit = debitOf(entry)
     if (debit === 0) return
@@ -205,6 +211,7 @@ export class RequestLog {
     if (this.queue.length === 0) return
     const batch = this.queue.slice(0, this.batchLength())
     let failed = false
+    const began = performance.now()
     this.flushing = this.write(batch.map((queued) => writable(queued.entry)))
       .then((outcome) => {
         this.queue = this.queue.slice(batch.length)
@@ -238,6 +245,8 @@ export class RequestLog {
       })
       .finally(() => {
         this.flushing = undefined
+        const ms = performance.now() - began
+        for (const listener of this.writeListeners) listener(ms, !failed)
         // A failed batch is retried after a pause, not at once: the database may need a moment.
         if (failed) this.timer ??= setTimeout(() => void this.flush(), this.retryDelayMs())
         else this.schedule()

@@ -198,6 +198,12 @@ export const deliveriesRepository = ({ orm, dialect, tables: { webhooks, outbox,
       .set({ status: 'dead', lastError: 'the destination answered 410 Gone: the webhook is disabled', leaseUntil: null })
       .where(and(eq(outbox.webhookId, webhookId), eq(outbox.status, 'pending')))
   },
+  /** Deliveries waiting to be sent, across organisations (the outbox's size, for metrics). */
+  async pendingCount(): Promise<number> {
+    const [row] = await orm.select({ pending: sql<number | string>`count(*)` }).from(outbox).where(eq(outbox.status, 'pending'))
+    // Postgres answers a bigint count as text.
+    return Number(row?.pending ?? 0)
+  },
   /**
    * Keeps each webhook's pending `request.completed` events to `cap`, dropping the oldest beyond it and
    * counting them on the webhook. Other events are never dropped. Answers how many were dropped.
