@@ -90,6 +90,7 @@ import { webhookRoutes } from './modules/webhooks/routes'
 import { WebhooksService } from './modules/webhooks/service'
 import { PriceBook } from './money/price-book'
 import { type CallObserver, type MetricsExposition, metricsAnswer } from './observability/observer'
+import type { Tracing } from './observability/tracing'
 import { MemorySpendStore, type SpendStore } from './spend/counters'
 import { BudgetEnforcer } from './spend/enforcer'
 import { BudgetNotices } from './spend/notices'
@@ -133,6 +134,8 @@ export interface AppDeps {
   metrics?: CallObserver & DeliveryObserver & MetricsExposition
   /** GW_METRICS_TOKEN: `/metrics` on the main port answers only with it; absent, that path is not there. */
   metricsToken?: string
+  /** OpenTelemetry traces, when an OTLP endpoint is configured: a span for each call and relayed tool call. */
+  tracing?: Tracing
   /** How the webhook deliverer paces itself; tests shorten its waits. */
   delivery?: Pick<DelivererOptions, 'schedule' | 'attemptTimeoutMs' | 'pollMs' | 'batch' | 'outboxCap'>
 }
@@ -200,6 +203,7 @@ export function createServices(deps: AppDeps) {
     cache: responseCache,
     log: deps.log,
     observer: deps.metrics,
+    tracing: deps.tracing,
     now: deps.now,
   })
   return {
@@ -259,6 +263,7 @@ export function createServices(deps: AppDeps) {
       vault,
       fetch: egress.guardedFetch,
       log: deps.log,
+      tracing: deps.tracing,
       now: deps.now,
     }),
     a2aAgents: new A2aAgentsService(deps.store, vault, egress, deps.now),

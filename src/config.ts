@@ -2,6 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type AllowList, parseAllowList } from './egress/policy'
 import { LOG_LEVELS, type LogLevel } from './log'
+import { SAMPLERS, type SamplerName, type TracingConfig } from './observability/tracing'
 import type { DatabaseLocation } from './store/database'
 
 /**
@@ -11,6 +12,9 @@ import type { DatabaseLocation } from './store/database'
 const PORT = Type.String({ pattern: '^[0-9]{1,5}$' })
 const URL_OF = (schemes: string) => Type.String({ pattern: `^(${schemes})://.+` })
 const SECONDS = Type.String({ pattern: '^[1-9][0-9]{0,8}$' })
+const MILLISECONDS = Type.String({ pattern: '^[0-9]{1,9}$' })
+const COUNT = Type.String({ pattern: '^[1-9][0-9]{0,6}$' })
+const BOOLEAN = Type.Union([Type.Literal('true'), Type.Literal('false')])
 
 interface Variable {
   schema: TSchema
@@ -104,6 +108,62 @@ const VARIABLES = {
     allowed:
       '16 to 256 printable characters, no spaces: /metrics on the main port then answers only with Authorization: Bearer <token> (it is 404 there without one)',
   },
+  // OpenTelemetry's own variables, read as its SDKs read them; gw checks them so that a typo stops
+  // start-up instead of silently exporting nothing.
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    schema: URL_OF('http|https'),
+    allowed:
+      'http(s)://host:port of an OTLP/HTTP collector (traces go to <endpoint>/v1/traces); tracing is off unless this or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    schema: URL_OF('http|https'),
+    allowed:
+      'the full http(s) URL traces are posted to, e.g. http://127.0.0.1:4318/v1/traces (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
+  },
+  OTEL_EXPORTER_OTLP_PROTOCOL: {
+    schema: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+    allowed:
+      'http/protobuf or http/json: gw exports OTLP/HTTP with JSON bodies, which every OTLP/HTTP collector takes; gRPC is not offered',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: {
+    schema: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+    allowed: 'http/protobuf or http/json (see OTEL_EXPORTER_OTLP_PROTOCOL)',
+  },
+  OTEL_SDK_DISABLED: {
+    schema: BOOLEAN,
+    allowed: 'true or false: true turns tracing off whatever else is set',
+    fallback: 'false',
+  },
+  OTEL_TRACES_EXPORTER: {
+    schema: Type.Union([Type.Literal('otlp'), Type.Literal('none')]),
+    allowed: 'otlp or none (none turns tracing off)',
+    fallback: 'otlp',
+  },
+  OTEL_TRACES_SAMPLER: {
+    schema: Type.Union(SAMPLERS.map((name) => Type.Literal(name))),
+    allowed: SAMPLERS.join(', '),
+    fallback: 'parentbased_always_on',
+  },
+  OTEL_TRACES_SAMPLER_ARG: {
+    schema: Type.String({ pattern: '^(0(\\.[0-9]+)?|1(\\.0+)?|\\.[0-9]+)$' }),
+    allowed: 'the ratio of traces kept by traceidratio samplers, from 0 to 1',
+    fallback: '1',
+  },
+  OTEL_SERVICE_NAME: { schema: Type.String({ minLength: 1, maxLength: 256 }), allowed: 'a service name', fallback: 'gw' },
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: {
+    schema: BOOLEAN,
+    allowed:
+      "true or false: true puts a call's request and response bodies on its span, as far as its organisation keeps bodies (redacted when it redacts)",
+    fallback: 'false',
+  },
+  OTEL_BSP_SCHEDULE_DELAY: { schema: MILLISECONDS, allowed: 'milliseconds between span exports', fallback: '5000' },
+  OTEL_BSP_EXPORT_TIMEOUT: { schema: MILLISECONDS, allowed: 'milliseconds an export may take', fallback: '30000' },
+  OTEL_BSP_MAX_QUEUE_SIZE: {
+    schema: COUNT,
+    allowed: 'spans held for export at most; more are dropped, never waited for',
+    fallback: '2048',
+  },
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: { schema: COUNT, allowed: 'spans sent in one export at most', fallback: '512' },
   OPENAI_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
   OPENAI_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
   ANTHROPIC_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
@@ -135,6 +195,8 @@ export interface Config {
   logLevel: LogLevel
   /** Prometheus metrics (GW_METRICS_ADDR, GW_METRICS_TOKEN); absent when neither is set. */
   metrics?: { listen?: { hostname: string; port: number }; token?: string }
+  /** OpenTelemetry traces (the standard OTEL_* variables); absent when no OTLP endpoint is set, or tracing is turned off. */
+  tracing?: TracingConfig
   /** Outgoing destinations (GW_EGRESS, GW_EGRESS_ALLOW_HOSTS). */
   egress: { enabled: boolean; allow?: AllowList }
   /** Where the integrations' services are (GW_SLACK_API_URL, GW_STRIPE_API_URL). */
@@ -220,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
       metricsListen || metricsToken
         ? { ...(metricsListen ? { listen: metricsListen } : {}), ...(metricsToken ? { token: metricsToken } : {}) }
         : undefined,
+    tracing: tracingConfig(env),
     egress: { enabled: required(env, 'GW_EGRESS') === 'on', allow },
     integrations: {
       slackApiUrl: required(env, 'GW_SLACK_API_URL').replace(/\/+$/, ''),
@@ -244,3 +307,30 @@ export const describeVariables = (): Array<{ name: VariableName; allowed: string
     const variable: Variable = VARIABLES[name]
     return { name, allowed: variable.allowed, fallback: variable.fallback }
   })
+
+/**
+ * Tracing is on when an OTLP endpoint is named and the SDK is not disabled. Every variable is checked
+ * even when tracing is off, so a typo is found at start-up, not when someone turns tracing on.
+ */
+function tracingConfig(env: Env): TracingConfig | undefined {
+  const endpoint = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')
+  const tracesEndpoint = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+  read(env, 'OTEL_EXPORTER_OTLP_PROTOCOL')
+  read(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+  const disabled = required(env, 'OTEL_SDK_DISABLED') === 'true' || required(env, 'OTEL_TRACES_EXPORTER') === 'none'
+  const config = {
+    serviceName: required(env, 'OTEL_SERVICE_NAME'),
+    sampler: required(env, 'OTEL_TRACES_SAMPLER') as SamplerName,
+    ratio: Number(required(env, 'OTEL_TRACES_SAMPLER_ARG')),
+    captureContent: required(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') === 'true',
+    batch: {
+      scheduledDelayMillis: Number(required(env, 'OTEL_BSP_SCHEDULE_DELAY')),
+      exportTimeoutMillis: Number(required(env, 'OTEL_BSP_EXPORT_TIMEOUT')),
+      maxQueueSize: Number(required(env, 'OTEL_BSP_MAX_QUEUE_SIZE')),
+      maxExportBatchSize: Number(required(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE')),
+    },
+  }
+  const url = tracesEndpoint ?? (endpoint === undefined ? undefined : `${endpoint.replace(/\/+$/, '')}/v1/traces`)
+  if (url === undefined || disabled) return undefined
+  return { url, ...config }
+}

@@ -213,6 +213,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     config.metrics && options.serving
       ? new (await import('./observability/metrics')).GatewayMetrics({ requestLog, probes, outbox: store.deliveries })
       : undefined
+  // The same for traces: the OpenTelemetry packages are read only when a collector is named.
+  const tracing =
+    config.tracing && options.serving ? new (await import('./observability/otel')).OtelTracing(config.tracing, log) : undefined
   return {
     config,
     db,
@@ -236,6 +239,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       globalRateLimit: config.globalRateLimit,
       metrics,
       metricsToken: config.metrics?.token,
+      tracing,
       gateway: {
         providers: config.providers,
         metaTtlSeconds: config.metaTtlSeconds,
@@ -246,6 +250,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     },
     async close() {
       await requestLog.drain()
+      // Spans still batched go out before the process ends; a collector that is away costs the export's timeout at most.
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => log.warn('tracing: spans not sent at shutdown', { error: String(error) }))
       await writer?.close()
       await invalidations.close()
       redis?.client.disconnect()

@@ -11,6 +11,7 @@ import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } fro
 import { startFakeA2aAgent } from './support/fake-a2a-agent'
 import { startFakeMcpServer } from './support/fake-mcp-server'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
+import { startOtlpReceiver } from './support/otlp-receiver'
 
 /**
  * The compiled executable, as a user runs it: built fresh, started from an empty directory with
@@ -383,6 +384,47 @@ describe('the compiled binary', () => {
       }
     } finally {
       await upstream.close()
+    }
+  })
+
+  test("with a collector named, a call's spans reach it over OTLP/HTTP, the last of them sent at shutdown", async () => {
+    const collector = startOtlpReceiver()
+    const cwd = mkdtempSync(join(work, 'traces-'))
+    try {
+      const boot = run(['bootstrap', '--org', 'Traced', '--email', 'traced@acme.test'], { cwd })
+      const { orgId, apiKey } = JSON.parse(boot.stdout) as Record<string, string>
+      run(['credits', 'add', '--org', orgId as string, '--usd', '1'], { cwd })
+      // A minute between exports: what comes, comes from the flush at shutdown.
+      const { server, base } = await serveFrom(cwd, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
+        OTEL_SERVICE_NAME: 'gw-binary',
+      })
+      let requestId: string | null = null
+      try {
+        const call = await fetch(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            'content-type': 'application/json',
+            traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          },
+          body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'traced' }] }),
+        })
+        expect(call.status).toBe(200)
+        requestId = call.headers.get('gw-id')
+        expect(fake.calls.at(-1)?.headers.traceparent).toStartWith('00-0af7651916cd43dd8448eb211c80319c-')
+      } finally {
+        server.kill('SIGTERM')
+        expect(await server.exited).toBe(0)
+      }
+      const span = await collector.span((candidate) => candidate.attributes['gw.request_id'] === requestId, 1_000)
+      expect(span).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331' })
+      expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' })
+      expect(span.resource['service.name']).toBe('gw-binary')
+      expect(collector.spans.some((candidate) => candidate.parentSpanId === span.spanId)).toBe(true)
+    } finally {
+      await collector.stop()
     }
   })
 

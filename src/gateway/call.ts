@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal'
 import type { LimitVerdict } from '../limits/limiter'
 import type { ModelPrice } from '../money/prices'
 import type { UnitPrice } from '../money/unit-prices'
+import type { CallTrace } from '../observability/tracing'
 import type { Hold } from '../spend/enforcer'
 import type { CallAttempt } from '../store/json-columns'
 import type { DispatchPath } from './dispatch-routes'
@@ -9,6 +10,7 @@ import type { WireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
 import { BodyCapture } from './request-log/body-capture'
 import { type Caller, readCaller } from './steps/caller'
+import { CallTiming } from './timing'
 
 /** One provider-style call as the HTTP entry hands it over, its caller authenticated. */
 export interface GatewayCall {
@@ -77,6 +79,10 @@ export interface CallFacts {
   readonly requestBody: BodyCapture
   /** What the caller was answered, as far as it was kept; filled as the answer goes out. */
   readonly responseBody: BodyCapture
+  /** Its waits on providers and when its answer went out: gw's own part of the call's time. */
+  readonly timing: CallTiming
+  /** Its span, when tracing is on. */
+  readonly trace?: CallTrace
 }
 
 /** The facts of a call that has just arrived. */
@@ -100,5 +106,6 @@ export function openCall(
     dispatched: false,
     requestBody: BodyCapture.of(call.bodyText),
     responseBody: new BodyCapture(),
+    timing: new CallTiming(),
   }
 }

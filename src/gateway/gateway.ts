@@ -17,6 +17,7 @@ import type { Logger } from '../log'
 import { NANO_PER_USD } from '../money/cost'
 import type { PriceSource } from '../money/price-book'
 import type { CallObserver } from '../observability/observer'
+import type { AttemptTrace, Tracing } from '../observability/tracing'
 import type { BudgetEnforcer } from '../spend/enforcer'
 import { errorMessage } from '../store/faults'
 import type { ChainStep } from '../store/json-columns'
@@ -112,6 +113,8 @@ export interface GatewayDeps {
   log: Logger
   /** Told of each settled call (Prometheus metrics); absent when metrics are off. */
   observer?: CallObserver
+  /** A span for each call and its attempts (OpenTelemetry); absent when tracing is off. */
+  tracing?: Tracing
   now?: () => number
   /** Picks a key by weight and an answer of a full cache bucket; seeded in tests. */
   random?: () => number
@@ -175,6 +178,13 @@ const NOTHING_COOLING: ReadonlySet<string> = new Set()
 const JSON_TYPE = 'application/json'
 const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
+/** A pass-through's one attempt: its answer, whatever its status, is the call's. */
+function settledAttempt(span: AttemptTrace | undefined, response: Response): void {
+  if (!span) return
+  if (response.ok) span.served(response.status)
+  else span.failed(response.status, `the provider answered ${response.status}`)
+}
+
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
 
 const UNPRICED_APIS = "files and batches are billed by the provider to the organization's own key; gw does not price them"
@@ -195,7 +205,7 @@ export class Gateway {
   async dispatch(call: GatewayCall): Promise<Response> {
     const route = DISPATCH_ROUTES[call.path]
     const state: CallState = {
-      facts: openCall(call, route.format, this.now(), this.deps.config.countryHeader),
+      facts: this.traced(openCall(call, route.format, this.now(), this.deps.config.countryHeader), call.request.headers),
       settle: this.settlesOnce(),
     }
     try {
@@ -205,6 +215,7 @@ export class Gateway {
           ? await readMultipartCall(call.bodyBytes ?? new Uint8Array(), call.request.headers.get('content-type'))
           : readJsonCall(call.bodyText, 'defaultModel' in route ? route.defaultModel : undefined)
       state.facts = { ...state.facts, model: read.fields.model }
+      state.facts.trace?.requested(read.fields)
       // Models think for longer than the server's idle timeout, whether they stream or not; the
       // upstream timeout, not the idle one, bounds the wait.
       call.keepAlive()
@@ -249,6 +260,8 @@ export class Gateway {
     } catch (error) {
       // A caller that left is the reason whatever broke next (the provider's read, the body's), and is recorded so.
       return this.answerFailure(state.facts, call.request.signal.aborted ? clientClosed() : error, state.settle)
+    } finally {
+      state.facts.timing.answered()
     }
   }
 
@@ -311,29 +324,35 @@ export class Gateway {
         if (key.ptb) await this.credits.require(facts.principal.orgId)
         const upstream = provider.upstream(upstreamPath, key.credentials, call.request.headers)
         if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
+        const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })
+        span?.inject(upstream.headers)
         const startedAt = this.now()
         state.facts = { ...facts, ptb: key.ptb, dispatched: true }
-        const result = await attemptProvider(
-          {
-            url: upstream.url,
-            headers: upstream.headers,
-            body: outgoing.payload,
-            clientSignal: call.request.signal,
-            provider: provider.name,
-            timeoutMs: step.timeoutMs ?? this.deps.config.upstreamTimeoutMs,
-          },
-          route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
-          this.now,
+        const result = await state.facts.timing.waitOn(
+          attemptProvider(
+            {
+              url: upstream.url,
+              headers: upstream.headers,
+              body: outgoing.payload,
+              clientSignal: call.request.signal,
+              provider: provider.name,
+              timeoutMs: step.timeoutMs ?? this.deps.config.upstreamTimeoutMs,
+            },
+            route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
+            this.now,
+          ),
         )
         const attempt = { provider: provider.name, model: facts.model, latencyMs: this.now() - startedAt }
         if (result.ok) {
           if (cooling.has(key.id)) void this.deps.keyHealth.recovered(key.id).catch(() => undefined)
           const httpStatus = result.response.status
+          span?.served(httpStatus)
           state.facts = { ...state.facts, attempts: [...(state.facts.attempts ?? []), { ...attempt, httpStatus }] }
           return await this.answerServed(served, prepared, result)
         }
         last = result
         const httpStatus = result.failure.kind === 'status' ? result.failure.status : undefined
+        span?.failed(httpStatus, result.error.message)
         state.facts = {
           ...state.facts,
           hold: undefined,
@@ -482,7 +501,7 @@ export class Gateway {
     const provider = PROVIDERS[api.provider]
     const url = new URL(request.url)
     let facts = openCall({ ...call, path: url.pathname }, provider.format, this.now(), this.deps.config.countryHeader)
-    facts = { ...facts, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }
+    facts = this.traced({ ...facts, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }, request.headers)
     const settleOnce = this.settlesOnce()
     try {
       requireProviderApiScope(facts.principal, provider.name)
@@ -500,15 +519,20 @@ export class Gateway {
       if (call.body && contentType) upstream.headers.set('content-type', contentType)
       else upstream.headers.delete('content-type')
       facts = { ...facts, dispatched: true }
-      const response = await callProvider({
-        method: api.method,
-        url: `${upstream.url}${url.search}`,
-        headers: upstream.headers,
-        body: call.body,
-        clientSignal: request.signal,
-        provider: provider.name,
-        timeoutMs: this.deps.config.upstreamTimeoutMs,
-      })
+      const span = facts.trace?.attempt({ provider: provider.name, model: api.kind, url: upstream.url })
+      span?.inject(upstream.headers)
+      const response = await facts.timing.waitOn(
+        callProvider({
+          method: api.method,
+          url: `${upstream.url}${url.search}`,
+          headers: upstream.headers,
+          body: call.body,
+          clientSignal: request.signal,
+          provider: provider.name,
+          timeoutMs: this.deps.config.upstreamTimeoutMs,
+        }),
+      )
+      settledAttempt(span, response)
       if (!response.ok) {
         const failed = { response, ...(await readProviderFailure(response, provider.name)) }
         return await this.answerProviderFailure(facts, failed, undefined, settleOnce)
@@ -525,7 +549,15 @@ export class Gateway {
       return this.answerRaw(facts, response, request.signal, settleOnce)
     } catch (error) {
       return this.answerFailure(facts, request.signal.aborted ? clientClosed() : error, settleOnce)
+    } finally {
+      facts.timing.answered()
     }
+  }
+
+  /** A call's facts with its span, when tracing is on. */
+  private traced(facts: CallFacts, callerHeaders: Headers): CallFacts {
+    const trace = this.deps.tracing?.call(callerHeaders, facts)
+    return trace ? { ...facts, trace } : facts
   }
 
   /** One call's settlement: the first outcome is the call's; every later way out gets the same metadata back. */
@@ -581,6 +613,7 @@ export class Gateway {
       httpStatus: response.status,
       usage: provider.usageOf(payload),
       servedModel: provider.servedModel(payload),
+      finishReasons: provider.finishReasons(payload),
       dropped: translated?.dropped,
     })
     if (served.cache)

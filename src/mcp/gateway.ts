@@ -11,6 +11,7 @@ import { type AccessPolicies, accessDenied } from '../governance/policies'
 import type { Resource } from '../governance/rules'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import type { Tracing } from '../observability/tracing'
 import type { BudgetEnforcer, Hold } from '../spend/enforcer'
 import { MCP_PROVIDER } from '../store/repositories/calls'
 import type { McpServerRow } from '../store/repositories/mcp-servers'
@@ -58,6 +59,8 @@ export interface McpGatewayDeps {
   /** The egress policy's guarded fetch: every upstream connection is held to it. */
   fetch: FetchLike
   log: Logger
+  /** A span for each tool call (OpenTelemetry); absent when tracing is off. */
+  tracing?: Pick<Tracing, 'tool'>
   now?: Clock
   listTimeoutMs?: number
   callTimeoutMs?: number
@@ -135,7 +138,7 @@ export class McpGateway {
       return rpcFailure(400, ErrorCode.ParseError, 'the body is not JSON: send a JSON-RPC message')
     }
     // A server and a transport per request: the SDK's stateless mode, where nothing outlives the answer.
-    const server = this.serverFor(principal)
+    const server = this.serverFor(principal, request.headers)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
@@ -145,11 +148,11 @@ export class McpGateway {
     }
   }
 
-  private serverFor(principal: Principal): Server {
+  private serverFor(principal: Principal, callerHeaders: Headers): Server {
     const server = new Server({ name: 'gw', version: VERSION }, { capabilities: { tools: {} } })
     server.setRequestHandler(ListToolsRequestSchema, () => this.guarded(() => this.list(principal)))
     server.setRequestHandler(CallToolRequestSchema, (request) =>
-      this.guarded(() => this.call(principal, request.params.name, request.params.arguments)),
+      this.guarded(() => this.call(principal, request.params.name, request.params.arguments, callerHeaders)),
     )
     return server
   }
@@ -202,7 +205,12 @@ export class McpGateway {
    * offered, denied, over the rate limit or over a budget; otherwise relayed, priced by the tool rate
    * (charged when it succeeds) and written to the tool-call log.
    */
-  async call(principal: Principal, name: string, args: Record<string, unknown> | undefined): Promise<ToolResult> {
+  async call(
+    principal: Principal,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    callerHeaders: Headers = new Headers(),
+  ): Promise<ToolResult> {
     // Postgres cannot hold NUL, nor a lone surrogate: such a name reaches neither the store nor the log.
     if (name.length > MAX_TOOL_NAME_CHARS || name.includes('\u0000') || !name.isWellFormed())
       throw unknownTool(name.slice(0, MAX_TOOL_NAME_CHARS), 'a tool name is at most 300 characters of text without NUL')
@@ -214,6 +222,35 @@ export class McpGateway {
     const org = this.deps.store.org(principal.orgId)
     const server = (await org.mcpServers.list()).find((candidate) => candidate.name === serverName && candidate.enabled)
     if (!server) throw unknownTool(name, `this organization has no enabled MCP server named ${JSON.stringify(serverName)}`)
+    const span = this.deps.tracing?.tool(callerHeaders, {
+      orgId: principal.orgId,
+      serverId: server.id,
+      serverName: server.name,
+      tool,
+      listedName: name,
+      url: server.url,
+    })
+    if (!span) return (await this.relay(principal, server, tool, name, args, this.deps.fetch)).result
+    try {
+      const { result, failure } = await this.relay(principal, server, tool, name, args, span.upstream(this.deps.fetch))
+      span.end(failure === null ? {} : { error: failure })
+      return result
+    } catch (error) {
+      span.end(error instanceof McpError ? { refused: error.message } : { error: String(error) })
+      throw error
+    }
+  }
+
+  /** The call of a known server's tool, held to the rules, limits and budgets, relayed and logged. */
+  private async relay(
+    principal: Principal,
+    server: McpServerRow,
+    tool: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    fetch: FetchLike,
+  ): Promise<{ result: ToolResult; failure: string | null }> {
+    const org = this.deps.store.org(principal.orgId)
     if (!offered(server, tool))
       throw refused(new ApiError('access_denied', `tool ${name} is not offered: the server's toolAllow or toolDeny excludes it`))
     const denied = await this.deps.access.refusal(principal, resourcesOf(server, tool))
@@ -252,7 +289,7 @@ export class McpGateway {
     try {
       result = await callTool(
         this.targetOf(server),
-        this.deps.fetch,
+        fetch,
         { name: tool, ...(args ? { arguments: args } : {}) },
         {
           ...(this.deps.callTimeoutMs !== undefined ? { timeoutMs: this.deps.callTimeoutMs } : {}),
@@ -287,7 +324,7 @@ export class McpGateway {
       error: failure === null ? null : failure.slice(0, MAX_LOGGED_ERROR_CHARS),
       createdAt: new Date(started),
     })
-    return result
+    return { result, failure }
   }
 
   private async settle(hold: Hold | undefined, usd: number, succeeded: boolean): Promise<void> {

@@ -6,6 +6,7 @@ import type { StreamOutcome } from '../gateway/steps/relay'
 import type { HealthProbe } from '../util/health-probe'
 import { FoldedCounter, FoldedHistogram, key } from './folded'
 import type { CallObserver, MetricsExposition } from './observer'
+import { pathFamily } from './path-family'
 
 export interface MetricsSources {
   requestLog: RequestLog
@@ -27,19 +28,7 @@ const TOKEN_KINDS = ['prompt', 'completion', 'cache_read', 'cache_write'] as con
 /** The error codes of calls refused before their provider, by the layer that refused them. */
 const REFUSALS = new Set(['rate_limited', 'budget_exceeded', 'access_denied'])
 
-/** Bounded path labels: the API a call belongs to, never its ids. */
-export function pathFamily(path: string): string {
-  if (path.startsWith('/v1/chat/') || path === '/v1/completions') return 'chat'
-  if (path.startsWith('/v1/messages/batches') || path.startsWith('/v1/batches')) return 'batches'
-  if (path.startsWith('/v1/messages')) return 'messages'
-  if (path.startsWith('/v1/responses')) return 'responses'
-  if (path.startsWith('/v1/embeddings')) return 'embeddings'
-  if (path.startsWith('/v1/audio/')) return 'audio'
-  if (path.startsWith('/v1/images/')) return 'images'
-  if (path.startsWith('/v1/moderations')) return 'moderations'
-  if (path.startsWith('/v1/files')) return 'files'
-  return 'other'
-}
+export { pathFamily }
 
 /**
  * A model is named only when gw prices it (the built-in table or an organisation's override), which

@@ -16,6 +16,8 @@ export interface ReceivedRequest {
   method: string
   path: string
   authorization: string | null
+  /** The W3C trace context gw passed on, when it traces. */
+  traceparent: string | null
   /** The JSON-RPC methods of a POST's body (`initialize`, `tools/list`, ...). */
   rpc: string[]
 }
@@ -98,6 +100,7 @@ export function startFakeMcpServer(options: FakeMcpServerOptions = {}): FakeMcpS
         method: request.method,
         path: url.pathname,
         authorization: request.headers.get('authorization'),
+        traceparent: request.headers.get('traceparent'),
         rpc: rpcOf(body),
       })
       if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
@@ -147,6 +150,7 @@ export async function startFakeSseMcpServer(options: { name?: string } = {}): Pr
       method: request.method ?? '',
       path: url.pathname,
       authorization: request.headers.authorization ?? null,
+      traceparent: (request.headers.traceparent as string | undefined) ?? null,
       rpc: [],
     })
     if (request.method === 'GET' && url.pathname === '/sse') {

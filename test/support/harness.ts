@@ -125,6 +125,8 @@ export interface HarnessOptions {
   metrics?: (sources: MetricsSources) => NonNullable<AppDeps['metrics']>
   /** GW_METRICS_TOKEN. */
   metricsToken?: string
+  /** OpenTelemetry traces (OTEL_*); off when absent. */
+  tracing?: AppDeps['tracing']
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -160,6 +162,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     integrations: options.integrations,
     metrics: options.metrics?.({ requestLog, probes: options.probes ?? [], outbox: database.store.deliveries }),
     metricsToken: options.metricsToken,
+    tracing: options.tracing,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

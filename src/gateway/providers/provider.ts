@@ -37,12 +37,16 @@ export interface ProviderAdapter {
   isInjectedUsageEvent(event: SseEvent, callerAskedForUsage: boolean): boolean
   /** The model that served, from a response body or a stream event, when the provider says so. */
   servedModel(payload: unknown): string | undefined
+  /** Why the model stopped (`stop`, `length`, `end_turn`, ...), from a response body, one per choice. */
+  finishReasons(payload: unknown): string[]
 }
 
 export interface StreamUsage {
   push(event: SseEvent): void
   result(): Usage | undefined
   servedModel(): string | undefined
+  /** Why the model stopped, as the stream's events said so far. */
+  finishReasons(): string[]
 }
 
 export const asRecord = (value: unknown): Record<string, unknown> | undefined =>

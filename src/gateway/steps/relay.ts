@@ -12,6 +12,8 @@ export interface StreamOutcome {
   httpStatus: number
   usage?: Usage
   servedModel?: string
+  /** Why the model stopped, as the provider said. */
+  finishReasons?: string[]
   timeToFirstTokenMs?: number
   error?: string
   /** What the answer held that the caller's format cannot carry, found while translating it. */
@@ -83,13 +85,14 @@ export function relayStream(options: RelayOptions): Response {
   let firstByteAt: number | undefined
   let finished = false
 
-  const finish = (outcome: Omit<StreamOutcome, 'usage' | 'servedModel' | 'timeToFirstTokenMs' | 'dropped'>) => {
+  const finish = (outcome: Omit<StreamOutcome, 'usage' | 'servedModel' | 'finishReasons' | 'timeToFirstTokenMs' | 'dropped'>) => {
     finished = true
     return options.finish({
       ...outcome,
       dropped: stream?.dropped(),
       usage: usage.result(),
       servedModel: usage.servedModel(),
+      finishReasons: usage.finishReasons(),
       timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt,
     })
   }

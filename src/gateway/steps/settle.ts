@@ -141,6 +141,11 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   const policy = await deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
   const endedAt = deps.now()
   deps.observer?.settled(facts, outcome, cost, endedAt)
+  facts.trace?.end(facts, outcome, cost, {
+    policy,
+    request: () => facts.requestBody.text(),
+    response: () => facts.responseBody.text(),
+  })
   // The writer scans the request body and applies the policy, off the answer's path.
   deps.requestLog.record({
     record: callRecord(facts, outcome, model, cost, endedAt),

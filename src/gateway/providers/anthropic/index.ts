@@ -28,9 +28,12 @@ const servedModel = (payload: unknown): string | undefined => {
 function streamUsage(): StreamUsage {
   let usage: Usage | undefined
   let model: string | undefined
+  let reason: string | undefined
   return {
     push(event) {
       const payload = asRecord(parseJson(event.data))
+      const stopReason = asRecord(payload?.delta)?.stop_reason
+      if (typeof stopReason === 'string') reason = stopReason
       if (event.event === 'message_start') {
         const message = asRecord(payload?.message)
         usage = usageFrom(asRecord(message?.usage)) ?? usage
@@ -46,6 +49,7 @@ function streamUsage(): StreamUsage {
     },
     result: () => usage,
     servedModel: () => model,
+    finishReasons: () => (reason === undefined ? [] : [reason]),
   }
 }
 
@@ -70,6 +74,10 @@ export const anthropic: ProviderAdapter = {
   usageOf: (payload) => usageFrom(asRecord(asRecord(payload)?.usage)),
   streamUsage,
   servedModel,
+  finishReasons: (payload) => {
+    const reason = asRecord(payload)?.stop_reason
+    return typeof reason === 'string' ? [reason] : []
+  },
   isStreamEnd: (event) => event.event === 'message_stop',
   isInjectedUsageEvent: () => false,
 }

@@ -27,6 +27,22 @@ const servedModel = (payload: unknown): string | undefined => {
   return typeof model === 'string' ? model : undefined
 }
 
+/**
+ * Chat and completions say it per choice; the Responses API says its response's status, and why an
+ * incomplete one stopped.
+ */
+function finishReasons(payload: unknown): string[] {
+  const record = asRecord(payload)
+  if (Array.isArray(record?.choices))
+    return record.choices.flatMap((choice) => {
+      const reason = asRecord(choice)?.finish_reason
+      return typeof reason === 'string' ? [reason] : []
+    })
+  const response = record?.object === 'response' ? record : asRecord(record?.response)
+  const reason = asRecord(response?.incomplete_details)?.reason ?? response?.status
+  return typeof reason === 'string' && reason !== 'in_progress' && reason !== 'queued' ? [reason] : []
+}
+
 const RESPONSES_END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 
 const eventType = (event: SseEvent): string | undefined => {
@@ -38,15 +54,19 @@ const eventType = (event: SseEvent): string | undefined => {
 function streamUsage(): StreamUsage {
   let usage: Usage | undefined
   let model: string | undefined
+  let reasons: string[] = []
   return {
     push(event) {
       if (event.data === '[DONE]') return
       const payload = parseJson(event.data)
       usage = usageOf(payload) ?? usage
       model ??= servedModel(payload)
+      const said = finishReasons(payload)
+      if (said.length > 0) reasons = said
     },
     result: () => usage,
     servedModel: () => model,
+    finishReasons: () => reasons,
   }
 }
 
@@ -85,6 +105,7 @@ export const openaiCompatible: ProviderAdapter = {
   usageOf,
   streamUsage,
   servedModel,
+  finishReasons,
 
   isStreamEnd: (event) => event.data === '[DONE]' || RESPONSES_END_EVENTS.has(eventType(event) ?? ''),
 

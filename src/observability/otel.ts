@@ -1,0 +1,320 @@
+import {
+  type Attributes,
+  type Context,
+  DiagLogLevel,
+  diag,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type TextMapSetter,
+  trace,
+} from '@opentelemetry/api'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace'
+import type { CallFacts } from '../gateway/call'
+import type { CallFields } from '../gateway/steps/read-call'
+import type { StreamOutcome } from '../gateway/steps/relay'
+import type { Logger } from '../log'
+import { redactPii } from '../security/pii'
+import { VERSION } from '../version'
+import {
+  type AttemptTrace,
+  type CallContent,
+  type CallTrace,
+  operationOf,
+  type ToolCallFacts,
+  type ToolTrace,
+  type Tracing,
+  type TracingConfig,
+} from './tracing'
+
+const headerGetter: TextMapGetter<Headers> = {
+  keys: (headers) => [...headers.keys()],
+  get: (headers, key) => headers.get(key) ?? undefined,
+}
+const headerSetter: TextMapSetter<Headers> = { set: (headers, key, value) => headers.set(key, value) }
+
+/** The longest body a span carries when content is captured: collectors refuse very large spans. */
+const CONTENT_MAX_CHARS = 16 * 1024
+/** At most one line of the SDK's complaints (a collector that is down) per minute. */
+const DIAG_LOG_EVERY_MS = 60_000
+
+function samplerOf(config: TracingConfig): Sampler {
+  const ratio = () => new TraceIdRatioBasedSampler(config.ratio)
+  switch (config.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler()
+    case 'always_off':
+      return new AlwaysOffSampler()
+    case 'traceidratio':
+      return ratio()
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio() })
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
+  }
+}
+
+/** The OpenTelemetry SDK speaks through a global logger: its failures go to gw's log, seldom. */
+function routeDiagnostics(log: Logger): void {
+  let lastAt = 0
+  const warn = (message: string, ...args: unknown[]) => {
+    const now = Date.now()
+    if (now - lastAt < DIAG_LOG_EVERY_MS) return
+    lastAt = now
+    log.warn('tracing: the OpenTelemetry exporter reported a problem', { message, detail: args.map(String).join(' ') })
+  }
+  const quiet = () => undefined
+  diag.setLogger(
+    { error: warn, warn, info: quiet, debug: quiet, verbose: quiet },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  )
+}
+
+const cut = (text: string) => (text.length > CONTENT_MAX_CHARS ? `${text.slice(0, CONTENT_MAX_CHARS)}...` : text)
+
+/** `gen_ai.provider.name` and the older `gen_ai.system` it replaced: collectors read one or the other. */
+const providerAttributes = (provider: string): Attributes =>
+  provider === 'gw' ? {} : { 'gen_ai.provider.name': provider, 'gen_ai.system': provider }
+
+function serverOf(url: string): Attributes {
+  try {
+    const parsed = new URL(url)
+    const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80
+    return { 'server.address': parsed.hostname, 'server.port': port }
+  } catch {
+    return {}
+  }
+}
+
+/** The error code gw answered with (`rate_limited`, `upstream_error`, ...), else the HTTP status. */
+function errorType(outcome: { httpStatus: number; error?: string }): string {
+  const colon = outcome.error?.indexOf(':') ?? -1
+  return colon > 0 ? (outcome.error as string).slice(0, colon) : String(outcome.httpStatus)
+}
+
+class OtelCallTrace implements CallTrace {
+  private servedSpan: Span | undefined
+  /** Attempts neither failed nor served yet: one cut short (the caller left) ends with the call. */
+  private readonly pending = new Set<Span>()
+  private readonly context: Context
+
+  constructor(
+    private readonly tracing: OtelTracing,
+    private readonly span: Span,
+    private readonly operation: string,
+  ) {
+    this.context = trace.setSpan(ROOT_CONTEXT, span)
+  }
+
+  requested(fields: CallFields): void {
+    this.span.updateName(`${this.operation} ${fields.model}`)
+    this.span.setAttribute('gen_ai.request.model', fields.model)
+    if (fields.maxOutputTokens !== undefined) this.span.setAttribute('gen_ai.request.max_tokens', fields.maxOutputTokens)
+  }
+
+  attempt(target: { provider: string; model: string; url: string }): AttemptTrace {
+    const span = this.tracing.tracer.startSpan(
+      `${this.operation} ${target.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': this.operation,
+          'gen_ai.request.model': target.model,
+          ...providerAttributes(target.provider),
+          ...serverOf(target.url),
+        },
+      },
+      this.context,
+    )
+    const context = trace.setSpan(ROOT_CONTEXT, span)
+    this.pending.add(span)
+    return {
+      inject: (headers) => this.tracing.propagator.inject(context, headers, headerSetter),
+      failed: (httpStatus, error) => {
+        this.pending.delete(span)
+        if (httpStatus !== undefined) span.setAttribute('http.response.status_code', httpStatus)
+        span.setAttribute('error.type', httpStatus === undefined ? 'no_answer' : String(httpStatus))
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error })
+        span.end()
+      },
+      served: (httpStatus) => {
+        this.pending.delete(span)
+        span.setAttribute('http.response.status_code', httpStatus)
+        this.servedSpan = span
+      },
+    }
+  }
+
+  end(facts: CallFacts, outcome: StreamOutcome, costNano: number | undefined, content: CallContent): void {
+    const usage = outcome.usage
+    const responseModel = outcome.servedModel ?? (facts.dispatched ? facts.model : undefined)
+    const answered: Attributes = {
+      ...(responseModel !== undefined ? { 'gen_ai.response.model': responseModel } : {}),
+      ...(usage
+        ? {
+            'gen_ai.usage.input_tokens': usage.promptTokens,
+            'gen_ai.usage.output_tokens': usage.completionTokens,
+            'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens,
+            'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens,
+          }
+        : {}),
+      ...(outcome.finishReasons?.length ? { 'gen_ai.response.finish_reasons': outcome.finishReasons } : {}),
+    }
+    const failed = outcome.status === 'error'
+    this.span.setAttributes({
+      ...providerAttributes(facts.provider),
+      ...answered,
+      'http.response.status_code': outcome.httpStatus,
+      'gw.request_id': facts.requestId,
+      'gw.org_id': facts.principal.orgId,
+      'gw.gateway_mode': facts.mode,
+      'gw.cache_hit': facts.cacheHit !== undefined,
+      'gw.attempts': facts.attempts?.length ?? 0,
+      ...(costNano !== undefined ? { 'gw.cost_usd': costNano / 1e9 } : {}),
+      ...(facts.chainId ? { 'gw.fallback_chain_id': facts.chainId } : {}),
+      ...(facts.downgradedFrom ? { 'gw.downgraded_from': facts.downgradedFrom } : {}),
+      ...(failed ? { 'error.type': errorType(outcome) } : {}),
+      ...this.content(content),
+    })
+    // The caller's mistake (a 4xx) is not a failure of the service; gw's or the provider's is.
+    if (failed && outcome.httpStatus >= 500) this.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error })
+    if (this.servedSpan) {
+      this.servedSpan.setAttributes(answered)
+      if (failed) {
+        this.servedSpan.setAttribute('error.type', errorType(outcome))
+        this.servedSpan.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error })
+      }
+      this.servedSpan.end()
+    }
+    for (const cutShort of this.pending) {
+      cutShort.setAttribute('error.type', errorType(outcome))
+      cutShort.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? 'the attempt did not finish' })
+      cutShort.end()
+    }
+    this.pending.clear()
+    this.span.end()
+  }
+
+  /** The bodies, only when the operator opted in and the organisation keeps bodies; redacted when it redacts. */
+  private content(content: CallContent): Attributes {
+    if (!this.tracing.config.captureContent || !content.policy.store) return {}
+    const keep = (text: string) => cut(content.policy.redact ? redactPii(text).text : text)
+    return { 'gw.request.body': keep(content.request()), 'gw.response.body': keep(content.response()) }
+  }
+}
+
+/**
+ * Traces over OpenTelemetry: spans batched and posted to the collector over OTLP/HTTP off the request
+ * path (a full queue drops spans, never waits), sampled as the standard variables say, with the
+ * caller's W3C trace context continued. Nothing is registered globally but the SDK's diagnostics
+ * logger: gw's spans come from its own provider.
+ */
+export class OtelTracing implements Tracing {
+  readonly tracer
+  readonly propagator = new W3CTraceContextPropagator()
+  private readonly provider: TracerProvider
+
+  constructor(
+    readonly config: TracingConfig,
+    log: Logger,
+    /** Tests hand in their own exporter; the collector's otherwise. */
+    exporter: SpanExporter = new OTLPTraceExporter({ url: config.url }),
+  ) {
+    routeDiagnostics(log)
+    const resource = defaultResource()
+      .merge(detectResources({ detectors: [envDetector] }))
+      .merge(resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': VERSION }))
+    this.provider = new TracerProvider({
+      resource,
+      sampler: samplerOf(config),
+      spanProcessors: [new BatchSpanProcessor({ exporter, ...config.batch })],
+    })
+    this.tracer = this.provider.getTracer('gw', VERSION)
+  }
+
+  call(callerHeaders: Headers, facts: CallFacts): CallTrace {
+    const operation = operationOf(facts.path)
+    const parent = this.propagator.extract(ROOT_CONTEXT, callerHeaders, headerGetter)
+    const span = this.tracer.startSpan(
+      `${operation} ${facts.model}`,
+      {
+        kind: SpanKind.SERVER,
+        startTime: facts.startedAt,
+        attributes: {
+          'gen_ai.operation.name': operation,
+          'http.request.method': 'POST',
+          'url.path': facts.path,
+          'gw.request_id': facts.requestId,
+        },
+      },
+      parent,
+    )
+    return new OtelCallTrace(this, span, operation)
+  }
+
+  tool(callerHeaders: Headers, tool: ToolCallFacts): ToolTrace {
+    const parent = this.propagator.extract(ROOT_CONTEXT, callerHeaders, headerGetter)
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool.listedName,
+      'mcp.method.name': 'tools/call',
+      'gw.org_id': tool.orgId,
+      'gw.mcp_server.id': tool.serverId,
+      'gw.mcp_server.name': tool.serverName,
+    }
+    const span = this.tracer.startSpan(`tools/call ${tool.listedName}`, { kind: SpanKind.SERVER, attributes }, parent)
+    const context = trace.setSpan(ROOT_CONTEXT, span)
+    let upstream: Span | undefined
+    return {
+      upstream: <F extends (input: string | URL, init?: RequestInit) => Promise<Response>>(fetch: F): F => {
+        // Started by the first request to the tool's server: a call refused before it has no such span.
+        const traced = (input: string | URL, init?: RequestInit) => {
+          upstream ??= this.tracer.startSpan(
+            `execute_tool ${tool.tool}`,
+            { kind: SpanKind.CLIENT, attributes: { ...attributes, 'gen_ai.tool.name': tool.tool, ...serverOf(tool.url) } },
+            context,
+          )
+          const headers = new Headers(init?.headers)
+          this.propagator.inject(trace.setSpan(ROOT_CONTEXT, upstream), headers, headerSetter)
+          return fetch(input, { ...init, headers })
+        }
+        return traced as F
+      },
+      end: ({ error, refused }) => {
+        const why = error ?? refused
+        if (why !== undefined) {
+          span.setAttribute('error.type', refused !== undefined ? 'refused' : 'tool_error')
+          if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error })
+        }
+        if (upstream) {
+          if (error !== undefined) {
+            upstream.setAttribute('error.type', 'tool_error')
+            upstream.setStatus({ code: SpanStatusCode.ERROR, message: error })
+          }
+          upstream.end()
+        }
+        span.end()
+      },
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    await this.provider.shutdown()
+  }
+}
