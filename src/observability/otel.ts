@@ -122,13 +122,22 @@ class OtelCallTrace implements CallTrace {
     this.context = trace.setSpan(ROOT_CONTEXT, span)
   }
 
+  private readonly unrecorded: AttemptTrace = {
+    inject: (headers) => this.tracing.propagator.inject(this.context, headers, headerSetter),
+    failed: () => undefined,
+    served: () => undefined,
+  }
+
   requested(fields: CallFields): void {
+    if (!this.span.isRecording()) return
     this.span.updateName(`${this.operation} ${fields.model}`)
     this.span.setAttribute('gen_ai.request.model', fields.model)
     if (fields.maxOutputTokens !== undefined) this.span.setAttribute('gen_ai.request.max_tokens', fields.maxOutputTokens)
   }
 
   attempt(target: { provider: string; model: string; url: string }): AttemptTrace {
+    // A call the sampler left out records nothing: its context alone is passed on, marked not sampled.
+    if (!this.span.isRecording()) return this.unrecorded
     const span = this.tracing.tracer.startSpan(
       `${this.operation} ${target.model}`,
       {
@@ -162,6 +171,7 @@ class OtelCallTrace implements CallTrace {
   }
 
   end(facts: CallFacts, outcome: StreamOutcome, costNano: number | undefined, content: CallContent): void {
+    if (!this.span.isRecording()) return
     const usage = outcome.usage
     const responseModel = outcome.servedModel ?? (facts.dispatched ? facts.model : undefined)
     const answered: Attributes = {
