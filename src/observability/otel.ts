@@ -92,14 +92,26 @@ const cut = (text: string) => (text.length > CONTENT_MAX_CHARS ? `${text.slice(0
 const providerAttributes = (provider: string): Attributes =>
   provider === 'gw' ? {} : { 'gen_ai.provider.name': provider, 'gen_ai.system': provider }
 
+/** Parsing a URL costs more than the rest of an attempt's span: the few providers' addresses are kept. */
+const servers = new Map<string, Attributes>()
+const SERVERS_KEPT = 256
+
 function serverOf(url: string): Attributes {
+  const pathAt = url.indexOf('/', url.indexOf('//') + 2)
+  const origin = pathAt < 0 ? url : url.slice(0, pathAt)
+  const known = servers.get(origin)
+  if (known) return known
+  let attributes: Attributes = {}
   try {
-    const parsed = new URL(url)
+    const parsed = new URL(origin)
     const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80
-    return { 'server.address': parsed.hostname, 'server.port': port }
+    attributes = { 'server.address': parsed.hostname, 'server.port': port }
   } catch {
-    return {}
+    // Not a URL: the span goes without the server's address.
   }
+  if (servers.size >= SERVERS_KEPT) servers.clear()
+  servers.set(origin, attributes)
+  return attributes
 }
 
 /** The error code gw answered with (`rate_limited`, `upstream_error`, ...), else the HTTP status. */
