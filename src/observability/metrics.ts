@@ -28,8 +28,6 @@ const TOKEN_KINDS = ['prompt', 'completion', 'cache_read', 'cache_write'] as con
 /** The error codes of calls refused before their provider, by the layer that refused them. */
 const REFUSALS = new Set(['rate_limited', 'budget_exceeded', 'access_denied'])
 
-export { pathFamily }
-
 /**
  * A model is named only when gw prices it (the built-in table or an organisation's override), which
  * bounds the label to the models an operator knows; any other name a caller sends counts as `other`.
