@@ -276,6 +276,7 @@ export function createServices(deps: AppDeps) {
       access: accessPolicies,
       limiter,
       log: deps.log,
+      tracing: deps.tracing,
       maxBodyBytes,
       now: deps.now,
     }),

@@ -10,6 +10,7 @@ import { createLogger } from '../src/log'
 import { OtelTracing } from '../src/observability/otel'
 import type { TracingConfig } from '../src/observability/tracing'
 import { openRuntime } from '../src/runtime'
+import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
 import { type FakeMcpServer, startFakeMcpServer } from './support/fake-mcp-server'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
@@ -359,6 +360,77 @@ describe("a tool call through gw's MCP server", () => {
     const span = await receiver.span((candidate) => candidate.name === 'tools/call traced__add')
     expect(span.attributes['error.type']).toBe('refused')
     expect(receiver.spans.some((candidate) => candidate.parentSpanId === span.spanId)).toBe(false)
+  })
+})
+
+describe('a call relayed to an A2A agent', () => {
+  let agent: FakeA2aAgent
+  beforeAll(async () => {
+    agent = await startFakeA2aAgent({ name: 'Traced Agent' })
+  })
+  afterAll(async () => {
+    await agent.close()
+  })
+
+  const message = (text: string) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: { message: { kind: 'message', messageId: `m-${text}`, role: 'user', parts: [{ kind: 'text', text }] } },
+  })
+
+  test("is a server span in the caller's trace, with a client span for the agent, which gets the trace context", async () => {
+    const created = await h.request('POST', '/v1/a2a/agents', {
+      token: org.ownerSession,
+      body: { name: 'traced-agent', url: agent.url },
+    })
+    expect(created.status).toBe(201)
+    const { id } = ((await created.json()) as { data: { id: string } }).data
+    const answer = await h.request('POST', `/a2a/${id}`, {
+      token: org.apiKey,
+      body: message('hello'),
+      headers: { traceparent: traceparent() },
+    })
+    expect(answer.status).toBe(200)
+    await answer.text()
+    const server = await receiver.span((span) => span.name === 'invoke_agent traced-agent' && span.kind === SPAN_KIND.server)
+    expect(server.traceId).toBe(TRACE_ID)
+    expect(server.parentSpanId).toBe(CALLER_SPAN)
+    expect(server.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': id,
+      'gen_ai.agent.name': 'traced-agent',
+      'rpc.system': 'jsonrpc',
+      'rpc.method': 'message/send',
+      'gw.org_id': org.orgId,
+    })
+    const upstream = await receiver.span((span) => span.parentSpanId === server.spanId)
+    expect(upstream.kind).toBe(SPAN_KIND.client)
+    expect(agent.calls.at(-1)?.traceparent).toBe(`00-${TRACE_ID}-${upstream.spanId}-01`)
+
+    // Denied by the access rules: refused, and the agent never reached.
+    const now = new Date()
+    await h.store.org(org.orgId).accessRules.create({
+      id: crypto.randomUUID(),
+      subjectKind: 'org',
+      subjectId: '',
+      resourceKind: 'agent',
+      resourceId: 'traced-agent',
+      effect: 'deny',
+      reason: 'not traced',
+      createdAt: now,
+      updatedAt: now,
+    })
+    await h.services.accessPolicies.changed(org.orgId)
+    const calls = agent.calls.length
+    const denied = await h.request('POST', `/a2a/${id}`, { token: org.apiKey, body: message('denied') })
+    expect(denied.status).toBe(403)
+    const refused = await receiver.span(
+      (span) => span.name === 'invoke_agent traced-agent' && span.attributes['error.type'] === 'refused',
+    )
+    expect(refused.status.code).not.toBe(STATUS_ERROR)
+    expect(receiver.spans.some((span) => span.parentSpanId === refused.spanId)).toBe(false)
+    expect(agent.calls.length).toBe(calls)
   })
 })
 

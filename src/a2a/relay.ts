@@ -9,6 +9,7 @@ import { ApiError, callerFacing, egressDisabled, internalError, notFound } from 
 import type { AccessPolicies } from '../governance/policies'
 import type { RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
+import type { RelayTrace, Tracing } from '../observability/tracing'
 import { errorMessage } from '../store/faults'
 import type { A2aAgentRow } from '../store/repositories/a2a-agents'
 import type { Clock, Store } from '../store/store'
@@ -27,6 +28,8 @@ export interface A2aRelayDeps {
   access: AccessPolicies
   limiter: RateLimiter
   log: Logger
+  /** A span for each relayed call (OpenTelemetry); absent when tracing is off. */
+  tracing?: Pick<Tracing, 'agent'>
   /** The largest JSON-RPC request, and the largest non-streamed answer held (GW_MAX_BODY_BYTES). */
   maxBodyBytes: number
   now?: Clock
@@ -160,16 +163,30 @@ export class A2aRelay {
   async call(request: Request, agentId: string, server?: TimeoutControl): Promise<Response> {
     const started = this.now()
     let id: RpcId = null
+    let span: RelayTrace | undefined
     try {
       const { principal, agent } = await this.admit(request, agentId)
       const body = await readBody(request, this.deps.maxBodyBytes)
       const rpc = parseRequest(body)
       id = rpc.id
-      const record = (outcome: Outcome) => this.record(principal, agent, rpc.method, started, outcome)
+      span = this.deps.tracing?.agent(request.headers, {
+        orgId: principal.orgId,
+        agentId: agent.id,
+        agentName: agent.name,
+        method: rpc.method,
+        url: agent.url,
+      })
+      const record = (outcome: Outcome) => {
+        span?.end(outcome.status === 'error' ? { error: outcome.error ?? 'the call failed' } : {})
+        return this.record(principal, agent, rpc.method, started, outcome)
+      }
       try {
         await this.deps.access.require(principal, [{ kind: 'agent', id: agent.name }])
       } catch (error) {
-        if (error instanceof ApiError) await record({ status: 'error', error: error.message })
+        if (error instanceof ApiError) {
+          span?.end({ refused: error.message })
+          await record({ status: 'error', error: error.message })
+        }
         throw error
       }
       const verdict = await this.deps.limiter.check({ orgId: principal.orgId, properties: {}, model: `a2a:${agent.name}` })
@@ -182,8 +199,11 @@ export class A2aRelay {
           verdict.retryAfterSeconds,
         )
       if (!this.deps.egress.enabled) throw egressDisabled()
-      return await this.forward(request, agent, body, rpc, record, server)
+      const fetch = span ? span.upstream(this.deps.egress.guardedFetch) : this.deps.egress.guardedFetch
+      return await this.forward(request, agent, body, rpc, record, fetch, server)
     } catch (error) {
+      // Refused before the agent was reached (a limit, egress off); a failure of the call has ended it already.
+      span?.end(callerFacing(error) ? { refused: errorMessage(error) } : { error: errorMessage(error) })
       return this.failure(error, id)
     }
   }
@@ -203,6 +223,7 @@ export class A2aRelay {
     body: Uint8Array,
     rpc: RpcRequest,
     record: (outcome: Outcome) => Promise<void>,
+    fetch: EgressPolicy['guardedFetch'],
     server: TimeoutControl | undefined,
   ): Promise<Response> {
     const key = agent.sealedKey === null ? undefined : this.deps.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
@@ -214,7 +235,7 @@ export class A2aRelay {
     const timer = setTimeout(() => upstream.abort(new Error('timeout')), this.timeoutMs)
     let answer: Response
     try {
-      answer = await this.deps.egress.guardedFetch(agent.url, {
+      answer = await fetch(agent.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

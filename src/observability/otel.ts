@@ -31,12 +31,13 @@ import type { Logger } from '../log'
 import { redactPii } from '../security/pii'
 import { VERSION } from '../version'
 import {
+  type AgentCallFacts,
   type AttemptTrace,
   type CallContent,
   type CallTrace,
   operationOf,
+  type RelayTrace,
   type ToolCallFacts,
-  type ToolTrace,
   type Tracing,
   type TracingConfig,
 } from './tracing'
@@ -290,8 +291,7 @@ export class OtelTracing implements Tracing {
     return new OtelCallTrace(this, span, operation)
   }
 
-  tool(callerHeaders: Headers, tool: ToolCallFacts): ToolTrace {
-    const parent = this.propagator.extract(ROOT_CONTEXT, callerHeaders, headerGetter)
+  tool(callerHeaders: Headers, tool: ToolCallFacts): RelayTrace {
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': tool.listedName,
@@ -300,16 +300,57 @@ export class OtelTracing implements Tracing {
       'gw.mcp_server.id': tool.serverId,
       'gw.mcp_server.name': tool.serverName,
     }
-    const span = this.tracer.startSpan(`tools/call ${tool.listedName}`, { kind: SpanKind.SERVER, attributes }, parent)
+    return this.relayed(callerHeaders, `tools/call ${tool.listedName}`, attributes, {
+      name: `execute_tool ${tool.tool}`,
+      attributes: { 'gen_ai.tool.name': tool.tool },
+      url: tool.url,
+      errorType: 'tool_error',
+    })
+  }
+
+  agent(callerHeaders: Headers, agent: AgentCallFacts): RelayTrace {
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': agent.agentId,
+      'gen_ai.agent.name': agent.agentName,
+      'rpc.system': 'jsonrpc',
+      'rpc.method': agent.method,
+      'gw.org_id': agent.orgId,
+    }
+    return this.relayed(callerHeaders, `invoke_agent ${agent.agentName}`, attributes, {
+      name: `invoke_agent ${agent.agentName}`,
+      attributes: {},
+      url: agent.url,
+      errorType: 'agent_error',
+    })
+  }
+
+  /**
+   * A call gw relays to a server of the organisation's (an MCP server's tool, an A2A agent): a server
+   * span in the caller's trace, and a client span for the request to the server, which is sent the
+   * trace context.
+   */
+  private relayed(
+    callerHeaders: Headers,
+    name: string,
+    attributes: Attributes,
+    upstreamSpan: { name: string; attributes: Attributes; url: string; errorType: string },
+  ): RelayTrace {
+    const parent = this.propagator.extract(ROOT_CONTEXT, callerHeaders, headerGetter)
+    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent)
     const context = trace.setSpan(ROOT_CONTEXT, span)
     let upstream: Span | undefined
+    let ended = false
     return {
       upstream: <F extends (input: string | URL, init?: RequestInit) => Promise<Response>>(fetch: F): F => {
-        // Started by the first request to the tool's server: a call refused before it has no such span.
+        // Started by the first request to the server: a call refused before it has no such span.
         const traced = (input: string | URL, init?: RequestInit) => {
           upstream ??= this.tracer.startSpan(
-            `execute_tool ${tool.tool}`,
-            { kind: SpanKind.CLIENT, attributes: { ...attributes, 'gen_ai.tool.name': tool.tool, ...serverOf(tool.url) } },
+            upstreamSpan.name,
+            {
+              kind: SpanKind.CLIENT,
+              attributes: { ...attributes, ...upstreamSpan.attributes, ...serverOf(upstreamSpan.url) },
+            },
             context,
           )
           const headers = new Headers(init?.headers)
@@ -319,14 +360,17 @@ export class OtelTracing implements Tracing {
         return traced as F
       },
       end: ({ error, refused }) => {
-        const why = error ?? refused
-        if (why !== undefined) {
-          span.setAttribute('error.type', refused !== undefined ? 'refused' : 'tool_error')
-          if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error })
+        // The first ending is the call's: a refusal recorded as a failed call ends nothing twice.
+        if (ended) return
+        ended = true
+        if (refused !== undefined) span.setAttribute('error.type', 'refused')
+        if (error !== undefined) {
+          span.setAttribute('error.type', upstreamSpan.errorType)
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error })
         }
         if (upstream) {
           if (error !== undefined) {
-            upstream.setAttribute('error.type', 'tool_error')
+            upstream.setAttribute('error.type', upstreamSpan.errorType)
             upstream.setStatus({ code: SpanStatusCode.ERROR, message: error })
           }
           upstream.end()

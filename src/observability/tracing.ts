@@ -37,7 +37,9 @@ export interface Tracing {
   /** Opens a gateway call's span, continuing the caller's trace when its `traceparent` names one. */
   call(callerHeaders: Headers, facts: CallFacts): CallTrace
   /** Opens the span of a tool call relayed by gw's MCP server, continuing the caller's trace. */
-  tool(callerHeaders: Headers, tool: ToolCallFacts): ToolTrace
+  tool(callerHeaders: Headers, tool: ToolCallFacts): RelayTrace
+  /** Opens the span of a call relayed to an A2A agent, continuing the caller's trace. */
+  agent(callerHeaders: Headers, agent: AgentCallFacts): RelayTrace
   /** Sends what is still buffered; for shutdown. */
   shutdown(): Promise<void>
 }
@@ -78,8 +80,18 @@ export interface ToolCallFacts {
   url: string
 }
 
-export interface ToolTrace {
-  /** The request to the tool's server: its span starts now; the fetch it returns passes the trace context on. */
+export interface AgentCallFacts {
+  orgId: string
+  agentId: string
+  agentName: string
+  /** The JSON-RPC method called (`message/send`, `message/stream`, ...). */
+  method: string
+  url: string
+}
+
+/** A call gw relays to a server of the organisation's: an MCP server's tool, an A2A agent. */
+export interface RelayTrace {
+  /** The fetch that reaches the server: its first request starts the span of the call to the server, and carries its trace context. */
   upstream<F extends (input: string | URL, init?: RequestInit) => Promise<Response>>(fetch: F): F
   end(outcome: { error?: string; refused?: string }): void
 }

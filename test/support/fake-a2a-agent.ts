@@ -25,6 +25,8 @@ import express from 'express'
 export interface FakeAgentCall {
   method: string
   authorization: string | null
+  /** The W3C trace context gw passed on, when it traces. */
+  traceparent: string | null
   body: Record<string, unknown>
 }
 
@@ -155,7 +157,13 @@ export async function startFakeA2aAgent(options: FakeAgentOptions = {}): Promise
   app.post('/', express.json(), async (request, response, next) => {
     const authorization = request.headers.authorization ?? null
     const body = (request.body ?? {}) as Record<string, unknown>
-    calls.push({ method: String(body.method), authorization, body })
+    const traceparent = request.headers.traceparent
+    calls.push({
+      method: String(body.method),
+      authorization,
+      traceparent: typeof traceparent === 'string' ? traceparent : null,
+      body,
+    })
     if (options.key !== undefined && authorization !== `Bearer ${options.key}`) {
       response.status(401).json({ error: 'unauthorized' })
       return
