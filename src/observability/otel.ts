@@ -204,7 +204,6 @@ class OtelCallTrace implements CallTrace {
       ...providerAttributes(facts.provider),
       ...answered,
       'http.response.status_code': outcome.httpStatus,
-      'gw.request_id': facts.requestId,
       'gw.org_id': facts.principal.orgId,
       'gw.gateway_mode': facts.mode,
       'gw.cache_hit': facts.cacheHit !== undefined,
