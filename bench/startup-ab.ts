@@ -10,40 +10,14 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { startFake } from './overhead/arms'
+import { healthy } from './overhead/cold-start'
 import { gwEnv } from './overhead/gw'
 import { rssMiB } from './overhead/memory'
 import { freePort, start, stop } from './overhead/processes'
 import { summarize } from './overhead/stats'
-
-interface Variant {
-  label: string
-  binary: string
-  env: Record<string, string>
-}
-
-function parseVariant(spec: string): Variant {
-  const [head = '', ...settings] = spec.split(',')
-  const split = head.indexOf('=')
-  if (split <= 0) throw new Error(`a variant is label=binary[,NAME=value...], got "${spec}"`)
-  const env: Record<string, string> = {}
-  for (const setting of settings) {
-    const at = setting.indexOf('=')
-    if (at <= 0) throw new Error(`"${setting}" in "${spec}" is not NAME=value`)
-    env[setting.slice(0, at)] = setting.slice(at + 1)
-  }
-  return { label: head.slice(0, split), binary: resolve(head.slice(split + 1)), env }
-}
-
-async function healthy(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url)
-    return response.status === 200 && ((await response.json()) as { status?: string }).status === 'ok'
-  } catch {
-    return false
-  }
-}
+import { parseVariant, type Variant } from './overhead/variants'
 
 /** Milliseconds from spawn to healthy, and the resident memory after sitting idle. */
 async function startOnce(variant: Variant, dataDir: string, fakePort: number, idleMs: number) {
@@ -65,7 +39,7 @@ async function startOnce(variant: Variant, dataDir: string, fakePort: number, id
   }
 }
 
-const variants = process.argv.slice(2).map(parseVariant)
+const variants = process.argv.slice(2).map((spec) => parseVariant(spec))
 if (variants.length === 0) throw new Error('name at least one variant: label=binary[,NAME=value...]')
 const runs = Number(process.env.STARTUP_RUNS ?? 15)
 const idleMs = Number(process.env.STARTUP_IDLE_MS ?? 2_000)

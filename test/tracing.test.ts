@@ -91,6 +91,23 @@ async function spansOf(requestId: string, attempts: number): Promise<{ server: R
   return { server, clients: receiver.spans.filter(under) }
 }
 
+/** An access rule of the organisation's denying one resource, in force at once. */
+async function deny(resourceKind: 'mcp_tool' | 'agent', resourceId: string): Promise<void> {
+  const now = new Date()
+  await h.store.org(org.orgId).accessRules.create({
+    id: crypto.randomUUID(),
+    subjectKind: 'org',
+    subjectId: '',
+    resourceKind,
+    resourceId,
+    effect: 'deny',
+    reason: 'not traced',
+    createdAt: now,
+    updatedAt: now,
+  })
+  await h.services.accessPolicies.changed(org.orgId)
+}
+
 const lastProviderCall = () => {
   const recorded = fake.calls.at(-1)
   if (!recorded) throw new Error('the provider was not called')
@@ -339,19 +356,7 @@ describe("a tool call through gw's MCP server", () => {
         requestInit: { headers: { authorization: `Bearer ${org.apiKey}` } },
       }),
     )
-    const now = new Date()
-    await h.store.org(org.orgId).accessRules.create({
-      id: crypto.randomUUID(),
-      subjectKind: 'org',
-      subjectId: '',
-      resourceKind: 'mcp_tool',
-      resourceId: 'traced__add',
-      effect: 'deny',
-      reason: 'not traced',
-      createdAt: now,
-      updatedAt: now,
-    })
-    await h.services.accessPolicies.changed(org.orgId)
+    await deny('mcp_tool', 'traced__add')
     try {
       await expect(client.callTool({ name: 'traced__add', arguments: { a: 1, b: 2 } })).rejects.toThrow()
     } finally {
@@ -409,19 +414,7 @@ describe('a call relayed to an A2A agent', () => {
     expect(agent.calls.at(-1)?.traceparent).toBe(`00-${TRACE_ID}-${upstream.spanId}-01`)
 
     // Denied by the access rules: refused, and the agent never reached.
-    const now = new Date()
-    await h.store.org(org.orgId).accessRules.create({
-      id: crypto.randomUUID(),
-      subjectKind: 'org',
-      subjectId: '',
-      resourceKind: 'agent',
-      resourceId: 'traced-agent',
-      effect: 'deny',
-      reason: 'not traced',
-      createdAt: now,
-      updatedAt: now,
-    })
-    await h.services.accessPolicies.changed(org.orgId)
+    await deny('agent', 'traced-agent')
     const calls = agent.calls.length
     const denied = await h.request('POST', `/a2a/${id}`, { token: org.apiKey, body: message('denied') })
     expect(denied.status).toBe(403)

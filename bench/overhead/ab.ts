@@ -19,7 +19,7 @@
  * and SAT_* (README.md), AB_SATURATION, and AB_WARMUP_SECONDS (default 8): load before anything is timed, so every
  * server's JIT has settled and the variants are compared in their steady state.
  */
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { PATH as CHAT_PATH, directArm, startBunProxy, startFake, type Target } from './arms'
 import { timePlain } from './calls'
 import { integer, loadSettings } from './config'
@@ -31,31 +31,9 @@ import { table } from './report'
 import { runSaturation, type SaturationResult } from './saturation'
 import { runSequential } from './sequential'
 import { summarize } from './stats'
-
-interface Variant {
-  label: string
-  binary: string
-  env: Record<string, string>
-}
+import { parseVariant, type Variant } from './variants'
 
 const RESERVED = new Set(['direct', 'bun-proxy'])
-
-/** `label=binary[,NAME=value...]`; a value may itself hold `=` (BUN_OPTIONS=--cpu-prof-dir=/tmp). */
-function parseVariant(spec: string): Variant {
-  const [head = '', ...settings] = spec.split(',')
-  const split = head.indexOf('=')
-  const label = head.slice(0, split)
-  if (split <= 0 || split === head.length - 1 || RESERVED.has(label)) {
-    throw new Error(`a variant is label=binary[,NAME=value...] with a label other than direct or bun-proxy, got "${spec}"`)
-  }
-  const env: Record<string, string> = {}
-  for (const setting of settings) {
-    const at = setting.indexOf('=')
-    if (at <= 0) throw new Error(`"${setting}" in "${spec}" is not NAME=value`)
-    env[setting.slice(0, at)] = setting.slice(at + 1)
-  }
-  return { label, binary: resolve(head.slice(split + 1)), env }
-}
 
 async function startVariant(variant: Variant, workDir: string, fakePort: number): Promise<Target> {
   // AB_LIMITS is the suite's, not gw's: that many budget limits on every call of the variant.
@@ -89,7 +67,7 @@ function loopPerRequest(cpu: CpuUse, requests: number): { cpuUs: number; waitUs:
 }
 
 await runInScratch('ab', async (workDir) => {
-  const variants = process.argv.slice(2).map(parseVariant)
+  const variants = process.argv.slice(2).map((spec) => parseVariant(spec, RESERVED))
   if (variants.length === 0)
     throw new Error('name at least one variant: bun bench/overhead/ab.ts label=path/to/gw[,NAME=value...]')
   if (new Set(variants.map((v) => v.label)).size !== variants.length) throw new Error('variant labels must differ')

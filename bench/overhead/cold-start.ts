@@ -15,7 +15,7 @@ export interface ColdStartResult {
 
 const POLL_TIMEOUT_MS = 15_000
 
-async function healthy(url: string): Promise<boolean> {
+export async function healthy(url: string): Promise<boolean> {
   try {
     const response = await fetch(url)
     const body = (await response.json()) as { status?: string }

@@ -5,7 +5,7 @@ import type { RequestLog } from '../gateway/request-log/request-log'
 import type { StreamOutcome } from '../gateway/steps/relay'
 import type { HealthProbe } from '../util/health-probe'
 import { FoldedCounter, FoldedHistogram, key } from './folded'
-import type { CallObserver, MetricsExposition } from './observer'
+import { type CallObserver, errorCodeOf, type MetricsExposition } from './observer'
 import { pathFamily } from './path-family'
 
 export interface MetricsSources {
@@ -231,10 +231,8 @@ export class GatewayMetrics implements CallObserver, DeliveryObserver, MetricsEx
       }
     }
     if (costNano) this.cost.add(key(provider, model), costNano / 1e9)
-    if (outcome.status === 'error' && outcome.error) {
-      const code = outcome.error.slice(0, outcome.error.indexOf(':'))
-      if (REFUSALS.has(code)) this.refusals.add(code)
-    }
+    const code = outcome.status === 'error' ? errorCodeOf(outcome) : undefined
+    if (code && REFUSALS.has(code)) this.refusals.add(code)
     if (facts.cacheHit) {
       this.cacheHits.add(path)
       if (facts.cacheHit.savedNano) this.cacheSavings.add('', facts.cacheHit.savedNano / 1e9)

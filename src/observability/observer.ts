@@ -11,6 +11,12 @@ export interface CallObserver {
   settled(facts: CallFacts, outcome: StreamOutcome, costNano: number | undefined, endedAt: number): void
 }
 
+/** The error code that leads a failed call's record (`rate_limited: ...`), when it has one. */
+export function errorCodeOf(outcome: Pick<StreamOutcome, 'error'>): string | undefined {
+  const colon = outcome.error?.indexOf(':') ?? -1
+  return colon > 0 ? outcome.error?.slice(0, colon) : undefined
+}
+
 /** The text a scrape answers. */
 export interface MetricsExposition {
   readonly contentType: string

@@ -30,6 +30,7 @@ import type { StreamOutcome } from '../gateway/steps/relay'
 import type { Logger } from '../log'
 import { redactPii } from '../security/pii'
 import { VERSION } from '../version'
+import { errorCodeOf } from './observer'
 import {
   type AgentCallFacts,
   type AttemptTrace,
@@ -116,10 +117,7 @@ function serverOf(url: string): Attributes {
 }
 
 /** The error code gw answered with (`rate_limited`, `upstream_error`, ...), else the HTTP status. */
-function errorType(outcome: { httpStatus: number; error?: string }): string {
-  const colon = outcome.error?.indexOf(':') ?? -1
-  return colon > 0 ? (outcome.error as string).slice(0, colon) : String(outcome.httpStatus)
-}
+const errorType = (outcome: StreamOutcome): string => errorCodeOf(outcome) ?? String(outcome.httpStatus)
 
 class OtelCallTrace implements CallTrace {
   private servedSpan: Span | undefined
