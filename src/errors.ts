@@ -52,25 +52,36 @@ const STATUS: Record<ErrorCode, number> = {
   client_closed: 499,
 }
 
+/** What an ApiError may carry beyond its code and message. */
+export interface ApiErrorOptions {
+  /** Shown to the caller beside the message (the offending parameter, the limit that refused). */
+  details?: Record<string, unknown>
+  /** Overrides the code's usual status: a provider's own error status is passed on as it was. */
+  status?: number
+  /** Sent as `Retry-After`: when the caller may try again (a limit, a database that is away). */
+  retryAfterSeconds?: number
+}
+
 export class ApiError extends Error {
   readonly status: number
+  readonly details: Record<string, unknown> | undefined
+  readonly retryAfterSeconds: number | undefined
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: Record<string, unknown>,
-    /** Overrides the code's usual status: a provider's own error status is passed on as it was. */
-    status?: number,
-    /** Sent as `Retry-After`: when the caller may try again (a limit, a database that is away). */
-    readonly retryAfterSeconds?: number,
+    options: ApiErrorOptions = {},
   ) {
     super(message)
     this.name = 'ApiError'
-    this.status = status ?? STATUS[code]
+    this.status = options.status ?? STATUS[code]
+    this.details = options.details
+    this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError('bad_request', message, details)
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('bad_request', message, { details })
 export const unauthorized = (message: string) => new ApiError('unauthorized', message)
 export const forbidden = (message: string) => new ApiError('forbidden', message)
 export const notFound = (what: string) => new ApiError('not_found', `${what} not found`)
@@ -87,11 +98,13 @@ export const nothingToChange = (fields: string) =>
 export const unparsableBody = () =>
   new ApiError('bad_request', 'the request body could not be parsed; send JSON with Content-Type: application/json')
 export const payloadTooLarge = (limit: number) =>
-  new ApiError('payload_too_large', `the request body is larger than this route's limit of ${limit} bytes`, { limit })
+  new ApiError('payload_too_large', `the request body is larger than this route's limit of ${limit} bytes`, {
+    details: { limit },
+  })
 /** Seconds a caller is told to wait when the database is away: about how long a failover takes. */
 export const UNAVAILABLE_RETRY_SECONDS = 5
 export const unavailable = (what: string, retryAfterSeconds = UNAVAILABLE_RETRY_SECONDS) =>
-  new ApiError('unavailable', `${what}; try again shortly`, undefined, undefined, retryAfterSeconds)
+  new ApiError('unavailable', `${what}; try again shortly`, { retryAfterSeconds })
 /** Our own fault: the caller learns nothing of it, the server log has the details. */
 export const internalError = () => new ApiError('internal_error', 'internal error; the server log has the details')
 

@@ -191,13 +191,9 @@ export class A2aRelay {
       }
       const verdict = await this.deps.limiter.check({ orgId: principal.orgId, properties: {}, model: `a2a:${agent.name}` })
       if (!verdict.allowed)
-        throw new ApiError(
-          'rate_limited',
-          `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`,
-          undefined,
-          undefined,
-          verdict.retryAfterSeconds,
-        )
+        throw new ApiError('rate_limited', `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`, {
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        })
       if (!this.deps.egress.enabled) throw egressDisabled()
       const fetch = span ? span.upstream(this.deps.egress.guardedFetch) : this.deps.egress.guardedFetch
       return await this.forward(request, agent, body, rpc, record, fetch, server)

@@ -12,8 +12,7 @@ export const tierAtLeast = (tier: Tier, needed: Tier): boolean => RANK[tier] >= 
 export function requireTier(tier: Tier, needed: Tier, feature: string): void {
   if (!tierAtLeast(tier, needed)) {
     throw new ApiError('tier_required', `${feature} needs the ${needed} tier or higher; this organization is on ${tier}`, {
-      requiredTier: needed,
-      currentTier: tier,
+      details: { requiredTier: needed, currentTier: tier },
     })
   }
 }

@@ -45,8 +45,7 @@ export function accessDenied(resource: Resource, decision: Decision): ApiError {
     ? `access rule ${decision.matchedRuleId}${decision.reason ? ` (${decision.reason})` : ''}`
     : `this organization's default for ${resource.kind.replace('_', ' ')}s`
   return new ApiError('access_denied', `${resource.kind.replace('_', ' ')} ${resource.id} is denied by ${why}`, {
-    resource,
-    ruleId: decision.matchedRuleId,
+    details: { resource, ruleId: decision.matchedRuleId },
   })
 }
 

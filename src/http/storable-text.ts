@@ -10,7 +10,7 @@ import { errorFamily } from '../gateway/dispatch-routes'
  * text is refused here, at the edge, for every route: in the URL (path parameters and query) by
  * `storableUrl`, in a management body by `bodyProblem`. A gateway body is stored as the caller's raw
  * text, where both can only be escape sequences; the fields gw reads from it are checked where they
- * are read (`gateway/call-fields.ts`).
+ * are read (`gateway/steps/read-call.ts`).
  */
 const NUL = '\u0000'
 const ENCODED_NUL = /%00/i

@@ -1,6 +1,6 @@
 /**
  * The arithmetic of both layers, on plain state, with the time passed in. The in-process store runs
- * these functions; the Redis store runs the same steps in Lua (redis-scripts.ts). Keeping them pure
+ * these functions; the Redis store runs the same steps in Lua (redis-store.ts). Keeping them pure
  * is what lets the tests drive them with an injected clock instead of sleeping.
  */
 

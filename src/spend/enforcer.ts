@@ -390,7 +390,7 @@ function amountOf(limit: BudgetLimit, call: SpendCall): number {
     limit.metric === 'usd'
       ? `gw has no price for ${call.provider} model ${call.model}, so it cannot hold what the call may cost against the budget ${limit.id}; set one with PUT /v1/model-prices`
       : `gw cannot bound the tokens of a call to ${call.provider} model ${call.model} for the budget ${limit.id}: set max_tokens on the call, or the model's maxOutputTokens with PUT /v1/model-prices`,
-    { limitId: limit.id },
+    { details: { limitId: limit.id } },
   )
 }
 
@@ -404,8 +404,6 @@ function budgetExceeded(applied: AppliedLimit, state: CounterState, amount: numb
   return new ApiError(
     'budget_exceeded',
     `budget exceeded: ${describeLimit(limit, value)} has ${formatAmount(limit.metric, left)} left, and this call may use up to ${formatAmount(limit.metric, amount)}; retry in ${retryAfter} s`,
-    { limitId: limit.id, scope: { kind: limit.scopeKind, id: value || null } },
-    undefined,
-    retryAfter,
+    { details: { limitId: limit.id, scope: { kind: limit.scopeKind, id: value || null } }, retryAfterSeconds: retryAfter },
   )
 }

@@ -244,7 +244,7 @@ export const requestFeedback = pgTable('request_feedback', {
 
 /**
  * What was sent and answered, apart from the request log so that queries over the log never read
- * bodies. Each side is kept up to a bound (see gateway/body-capture.ts); `truncated` says it was cut.
+ * bodies. Each side is kept up to a bound (see gateway/request-log/body-capture.ts); `truncated` says it was cut.
  */
 export const requestBodies = pgTable('request_bodies', {
   requestId: text('request_id').primaryKey(),

@@ -232,7 +232,7 @@ export const requestFeedback = sqliteTable('request_feedback', {
 
 /**
  * What was sent and answered, apart from the request log so that queries over the log never read
- * bodies. Each side is kept up to a bound (see gateway/body-capture.ts); `truncated` says it was cut.
+ * bodies. Each side is kept up to a bound (see gateway/request-log/body-capture.ts); `truncated` says it was cut.
  */
 export const requestBodies = sqliteTable('request_bodies', {
   requestId: text('request_id').primaryKey(),

@@ -40,7 +40,7 @@ export function resolveModel(requested: string): ResolvedModel {
     throw new ApiError(
       'bad_request',
       `unknown model ${JSON.stringify(requested)}; name a known model, or force a provider with "openai/<model>" or "anthropic/<model>"`,
-      { param: 'model' },
+      { details: { param: 'model' } },
     )
   }
   return { provider: PROVIDERS[family.provider], model: requested }

@@ -22,7 +22,8 @@ function hasControlCharacter(text: string): boolean {
 const OUTPUT_TOKEN_FIELDS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const
 
 /** A wrong field is the caller's mistake, named: OpenAI's error object carries the field as `param`. */
-const invalidField = (field: string, message: string) => new ApiError('bad_request', `"${field}" ${message}`, { param: field })
+const invalidField = (field: string, message: string) =>
+  new ApiError('bad_request', `"${field}" ${message}`, { details: { param: field } })
 
 /** The value as the caller wrote it, cut short: an error message quotes it, never a megabyte of it. */
 export const quoted = (value: unknown): string => {

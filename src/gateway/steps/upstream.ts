@@ -121,7 +121,7 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
       const message = `provider ${request.provider} answered ${response.status} and broke off: ${errorText(error)}`
       return { text: '', failure: { kind: 'api_error', message } as ProviderFailure }
     })
-    const error = new ApiError('upstream_error', failure.message, undefined, response.status)
+    const error = new ApiError('upstream_error', failure.message, { status: response.status })
     const retryAfter = retryAfterMs(response.headers, now())
     return {
       ok: false,
