@@ -2,21 +2,71 @@
  * Generates the migrations of both dialects with drizzle-kit, then writes the module that embeds
  * them in the binary (`bun build --compile` bundles static text imports, not a folder read at run time).
  *
- *   bun run db:generate [--name <migration name>]
+ *   bun run db:generate -- <name>     e.g. bun run db:generate -- add_request_retention
+ *   bun run db:generate               checks that the migrations match the schema (what CI runs)
+ *
+ * A new migration is named for what it does, not by drizzle-kit's random words: its file name
+ * (`0023_add_request_retention.sql`) is the tag that `gw_migrations` records and the start-up log shows.
+ * That tag is how a database knows the migration was applied, so a migration file is never renamed.
+ * Without a name, a schema change is refused and drizzle-kit's files for it are removed again.
  */
-import { readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const DIALECTS = ['sqlite', 'pg'] as const
-const nameIndex = process.argv.indexOf('--name')
-const nameArgs = nameIndex > 0 ? ['--name', process.argv[nameIndex + 1] ?? 'migration'] : []
+const NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
+const USAGE = 'usage: bun run db:generate [-- <name>]   (name: lower-case words joined by _, e.g. add_request_retention)'
 
+function fail(message: string): never {
+  console.error(message)
+  process.exit(1)
+}
+
+/** The migration's name, from `<name>` or `--name <name>`; undefined when none is given. */
+function nameFromArgs(args: readonly string[]): string | undefined {
+  const rest = [...args]
+  const flag = rest.indexOf('--name')
+  if (flag >= 0) rest.splice(flag, 1)
+  if (rest.length > 1 || rest.some((a) => a.startsWith('-'))) fail(USAGE)
+  const name = rest[0]
+  if (name !== undefined && !NAME.test(name)) fail(`"${name}" is not a migration name\n${USAGE}`)
+  if (flag >= 0 && name === undefined) fail(USAGE)
+  return name
+}
+
+/** Every file drizzle-kit writes for a dialect: the migrations and, under meta/, snapshots and the journal. */
+function filesOf(dialect: string): string[] {
+  const dir = join('drizzle', dialect)
+  const meta = join(dir, 'meta')
+  return [...readdirSync(dir).map((f) => join(dir, f)), ...(existsSync(meta) ? readdirSync(meta).map((f) => join(meta, f)) : [])]
+}
+
+const name = nameFromArgs(process.argv.slice(2))
+
+const created: string[] = []
+const journals = new Map<string, string>()
 for (const dialect of DIALECTS) {
-  const run = Bun.spawnSync(['bunx', 'drizzle-kit', 'generate', '--config', `drizzle/${dialect}.config.ts`, ...nameArgs], {
-    stdout: 'inherit',
-    stderr: 'inherit',
-  })
+  const journal = join('drizzle', dialect, 'meta', '_journal.json')
+  journals.set(journal, readFileSync(journal, 'utf8'))
+  const before = new Set(filesOf(dialect))
+  const run = Bun.spawnSync(
+    ['bunx', 'drizzle-kit', 'generate', '--config', `drizzle/${dialect}.config.ts`, ...(name ? ['--name', name] : [])],
+    { stdout: 'inherit', stderr: 'inherit' },
+  )
   if (run.exitCode !== 0) process.exit(run.exitCode ?? 1)
+  created.push(...filesOf(dialect).filter((f) => !before.has(f)))
+}
+
+if (name === undefined && created.length > 0) {
+  for (const file of created) rmSync(file)
+  for (const [journal, text] of journals) writeFileSync(journal, text)
+  fail(
+    [
+      '',
+      'The schema changed, but a migration needs a name that says what it does: the files drizzle-kit',
+      'wrote above were removed again. Run it with one, e.g.: bun run db:generate -- add_request_retention',
+    ].join('\n'),
+  )
 }
 
 const imports: string[] = []

@@ -153,7 +153,6 @@ export function createServices(deps: AppDeps) {
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const vault = new Vault(deps.serverSecret)
-  const providerKeys = new ProviderKeysService(deps.store, vault, deps.now)
   const keyHealth = deps.keyHealth ?? new MemoryKeyHealth(deps.now)
   const settings = new OrganizationSettingsService(deps.store, deps.now)
   const prices = new PriceBook(deps.store, deps.now)
@@ -167,6 +166,7 @@ export function createServices(deps: AppDeps) {
     now: deps.now,
   })
   const egress = deps.egress ?? new EgressPolicy({ enabled: true })
+  const providerKeys = new ProviderKeysService(deps.store, vault, egress, deps.now)
   const serviceUrls = deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' }
   const deliverer = new Deliverer({
     ...deps.delivery,
@@ -201,6 +201,7 @@ export function createServices(deps: AppDeps) {
     access: accessPolicies,
     keyHealth,
     cache: responseCache,
+    egress,
     log: deps.log,
     observer: deps.metrics,
     tracing: deps.tracing,

@@ -17,6 +17,7 @@ const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   forbidden: 'permission_error',
   access_denied: 'permission_error',
   tier_required: 'permission_error',
+  egress_refused: 'permission_error',
   not_found: 'not_found_error',
   rate_limited: 'rate_limit_error',
   budget_exceeded: 'rate_limit_error',

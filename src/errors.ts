@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'egress_disabled'
+  | 'egress_refused'
   | 'payload_too_large'
   | 'rate_limited'
   | 'budget_exceeded'
@@ -38,6 +39,8 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   egress_disabled: 409,
+  // The organisation's own configuration names a destination the operator's policy forbids.
+  egress_refused: 403,
   payload_too_large: 413,
   rate_limited: 429,
   budget_exceeded: 429,

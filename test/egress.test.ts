@@ -30,6 +30,47 @@ describe('the egress policy', () => {
     expect((await policy.pin('https://public.test/x')).url).toBe('https://93.184.215.14/x')
   })
 
+  test('names of this machine are refused before any lookup; so is every spelling of loopback', () => {
+    for (const host of [
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      'api.localhost',
+      '127.1',
+      '2130706433',
+      '0177.0.0.1',
+      '0x7f.1',
+      '[::127.0.0.1]',
+    ])
+      expect(policy.refusal(`https://${host}/x`)).toBeDefined()
+    expect(
+      new EgressPolicy({ enabled: true, allow: parseAllowList('localhost') }).refusal('http://localhost:8000/x'),
+    ).toBeUndefined()
+  })
+
+  test('with outgoing calls off, no connection is pinned, whatever the address', async () => {
+    const off = new EgressPolicy({ enabled: false, resolve: async () => ['93.184.215.14'] })
+    await expect(off.pin('https://public.test/x')).rejects.toThrow('GW_EGRESS=off')
+  })
+
+  test("a name's checked addresses are reused for half a minute: the connection still goes to a checked address", async () => {
+    let now = 0
+    let lookups = 0
+    const answers = [['93.184.215.14'], ['127.0.0.1']]
+    const cached = new EgressPolicy({
+      enabled: true,
+      now: () => now,
+      resolve: async () => answers[Math.min(lookups++, 1)] as string[],
+    })
+    expect((await cached.pin('https://rebinding.test/a')).url).toBe('https://93.184.215.14/a')
+    now = 29_000
+    expect((await cached.pin('https://rebinding.test/b')).url).toBe('https://93.184.215.14/b')
+    expect(lookups).toBe(1)
+    now = 31_000
+    await expect(cached.pin('https://rebinding.test/c')).rejects.toThrow('resolves to 127.0.0.1')
+    expect(lookups).toBe(2)
+  })
+
   test('a name that does not resolve, or not in time, is refused with the reason', async () => {
     const failing = new EgressPolicy({
       enabled: true,

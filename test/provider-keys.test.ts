@@ -100,9 +100,9 @@ for (const dialect of DIALECTS) {
       expect(((await renamed.json()) as { data: KeyView }).data).toMatchObject({ name: 'new', secret: 'sk-r…9999' })
       const repointed = await h.request('PATCH', `/v1/api-keys/provider-key/${key.id}`, {
         token: org.ownerSession,
-        body: { baseUrl: 'http://127.0.0.1:1/v1' },
+        body: { baseUrl: 'https://llm.example.test/v1' },
       })
-      expect(((await repointed.json()) as { data: KeyView }).data.baseUrl).toBe('http://127.0.0.1:1/v1')
+      expect(((await repointed.json()) as { data: KeyView }).data.baseUrl).toBe('https://llm.example.test/v1')
       const audit = JSON.stringify(await h.store.org(org.orgId).audit.list())
       expect(audit).toContain('PATCH /v1/vault/update/:id')
       expect(audit).toContain('PATCH /v1/api-keys/provider-key/:providerKeyId')

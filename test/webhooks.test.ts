@@ -285,12 +285,19 @@ describe('webhooks: delivery', () => {
   })
 
   test('a DNS name that resolves to loopback is refused at connection time, whatever it resolved to before', async () => {
-    const { h, org, receiver } = await world({ egress: new EgressPolicy({ enabled: true }) })
-    // `localhost` is a name: it passes the check made when the webhook is saved, and is refused when resolved.
+    const resolve = async (host: string) => (host === 'inside.test' ? ['127.0.0.1'] : ['93.184.215.14'])
+    const { h, org, receiver } = await world({ egress: new EgressPolicy({ enabled: true, resolve }) })
     const port = new URL(receiver.url).port
-    const created = await h.request('POST', '/v1/webhooks', {
+    // `localhost` is this machine by definition: refused when saved, before any lookup.
+    const local = await h.request('POST', '/v1/webhooks', {
       token: org.ownerSession,
       body: { destination: `https://localhost:${port}/hook`, events: ['request.completed'] },
+    })
+    expect(local.status).toBe(400)
+    // Any other name passes the check made when the webhook is saved, and is refused when resolved.
+    const created = await h.request('POST', '/v1/webhooks', {
+      token: org.ownerSession,
+      body: { destination: `https://inside.test:${port}/hook`, events: ['request.completed'] },
     })
     expect(created.status).toBe(201)
     const { id } = await data<{ id: string }>(created)

@@ -1,8 +1,10 @@
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { badRequest, egressDisabled } from '../errors'
 
 /**
- * Where gw may send what it sends out (webhooks, integrations): `https://` destinations on public
+ * Where gw may send what it sends out to addresses its users name (webhooks, integrations, MCP servers,
+ * A2A agents, an organisation's own provider base URL): `https://` destinations on public
  * addresses, unless the operator allows more. The check is made twice: on the URL when a destination
  * is saved, and on the addresses its name resolves to at the moment of each connection, which then goes
  * to the address that was checked. A name that resolved to a public address when it was saved and to
@@ -26,8 +28,8 @@ for (const [network, prefix] of [
 ] as const)
   INTERNAL.addSubnet(network, prefix, 'ipv4')
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // The unspecified and loopback addresses, and the deprecated IPv4-compatible form (`::127.0.0.1`).
+  ['::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -81,6 +83,7 @@ export interface EgressOptions {
   allow?: AllowList
   /** Name resolution; tests give their own. */
   resolve?: (host: string) => Promise<string[]>
+  now?: () => number
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000
@@ -88,18 +91,36 @@ const RESOLVE_TIMEOUT_MS = 5_000
 const systemResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address)
 
-/** A URL's host without the brackets of an IPv6 literal. */
-const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+/** A URL's host without the brackets of an IPv6 literal, nor the trailing dot of a fully qualified name. */
+const bareHost = (url: URL) =>
+  url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase()
+
+/** Names that are this machine by definition (RFC 6761), refused before any lookup. */
+const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost')
+
+/**
+ * How long a name's checked addresses are reused. Connections still go to an address that was
+ * checked, so reuse cannot let a rebound name through; it spares a lookup per call to a provider
+ * base URL, which the system resolver does not cache.
+ */
+const RESOLVED_TTL_MS = 30_000
+const RESOLVED_ENTRIES = 1_000
 
 export class EgressPolicy {
   readonly enabled: boolean
   private readonly allow: AllowList
   private readonly resolve: (host: string) => Promise<string[]>
+  private readonly now: () => number
+  private readonly resolved = new Map<string, { addresses: string[]; until: number }>()
 
   constructor(options: EgressOptions) {
     this.enabled = options.enabled
     this.allow = options.allow ?? { hosts: new Set(), networks: new BlockList() }
     this.resolve = options.resolve ?? systemResolve
+    this.now = options.now ?? Date.now
   }
 
   /** Why a destination cannot be saved, or undefined when it can: the checks that need no network. */
@@ -117,7 +138,19 @@ export class EgressPolicy {
       return 'destination must be https:// (http:// only for hosts the operator allows in GW_EGRESS_ALLOW_HOSTS)'
     if (isIP(host) && !this.addressAllowed(host, allowed))
       return `destination ${host} is a private, loopback or link-local address, which the operator has not allowed (GW_EGRESS_ALLOW_HOSTS)`
+    if (isLocalhostName(host) && !allowed)
+      return `destination ${host} is this machine, which the operator has not allowed (GW_EGRESS_ALLOW_HOSTS)`
     return undefined
+  }
+
+  /**
+   * The check an address passes before it is saved, as the caller's error: 409 when outgoing calls are
+   * off, 400 naming the field and the rule it breaks.
+   */
+  requireSavable(destination: string, field: string): void {
+    if (!this.enabled) throw egressDisabled()
+    const refusal = this.refusal(destination)
+    if (refusal) throw badRequest(refusal.replace(/^destination/, field))
   }
 
   /**
@@ -125,12 +158,14 @@ export class EgressPolicy {
    * one is internal and not allowed. The connection is made to the first checked address.
    */
   async pin(destination: string): Promise<PinnedDestination> {
+    if (!this.enabled)
+      throw new EgressRefused('outgoing calls to addresses users configure are switched off in this deployment (GW_EGRESS=off)')
     const refusal = this.refusal(destination)
     if (refusal) throw new EgressRefused(refusal)
     const url = new URL(destination)
     const host = bareHost(url)
     const allowed = this.allowedHost(host)
-    const addresses = isIP(host) ? [host] : await this.resolveWithin(host)
+    const addresses = isIP(host) ? [host] : await this.addressesOf(host)
     if (addresses.length === 0) throw new EgressRefused(`${host} does not resolve`)
     const internal = addresses.find((address) => !this.addressAllowed(address, allowed))
     if (internal)
@@ -180,6 +215,16 @@ export class EgressPolicy {
       redirect: 'manual',
       tls: { serverName: pinned.serverName },
     })
+  }
+
+  /** The host's addresses, looked up at most every RESOLVED_TTL_MS. */
+  private async addressesOf(host: string): Promise<string[]> {
+    const known = this.resolved.get(host)
+    if (known && known.until > this.now()) return known.addresses
+    const addresses = await this.resolveWithin(host)
+    if (this.resolved.size >= RESOLVED_ENTRIES) this.resolved.clear()
+    this.resolved.set(host, { addresses, until: this.now() + RESOLVED_TTL_MS })
+    return addresses
   }
 
   /** A resolver that does not answer is a destination that cannot be reached, not a wait without end. */

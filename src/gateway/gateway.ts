@@ -9,6 +9,7 @@
  */
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
+import type { EgressPolicy } from '../egress/policy'
 import { errorBody } from '../error-answers'
 import { badRequest, callerFacing, internalError } from '../errors'
 import type { AccessPolicies } from '../governance/policies'
@@ -71,6 +72,7 @@ import {
   readProviderFailure,
   type Served,
   type Unserved,
+  type UpstreamRequest,
 } from './steps/upstream'
 import { failureBody } from './translate/errors'
 import { type Translation, translationBetween } from './translate/pairs'
@@ -110,6 +112,8 @@ export interface GatewayDeps {
   keyHealth: KeyHealth
   /** The response cache: in process, or Redis. */
   cache: ResponseCache
+  /** Checks the addresses organisations configure (a provider key's base URL) when a call connects. */
+  egress: Pick<EgressPolicy, 'guardedFetch'>
   log: Logger
   /** Told of each settled call (Prometheus metrics); absent when metrics are off. */
   observer?: CallObserver
@@ -337,6 +341,7 @@ export class Gateway {
               clientSignal: call.request.signal,
               provider: provider.name,
               timeoutMs: step.timeoutMs ?? this.deps.config.upstreamTimeoutMs,
+              guardedFetch: this.guardFor(key.credentials),
             },
             route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
             this.now,
@@ -530,6 +535,7 @@ export class Gateway {
           clientSignal: request.signal,
           provider: provider.name,
           timeoutMs: this.deps.config.upstreamTimeoutMs,
+          guardedFetch: this.guardFor(credentials),
         }),
       )
       settledAttempt(span, response)
@@ -552,6 +558,11 @@ export class Gateway {
     } finally {
       facts.timing.answered()
     }
+  }
+
+  /** The egress policy's fetch for an organisation's own base URL; none for the operator's, which is trusted. */
+  private guardFor(credentials: ProviderCredentials): UpstreamRequest['guardedFetch'] {
+    return credentials.organizationBaseUrl ? this.deps.egress.guardedFetch : undefined
   }
 
   /** A call's facts with its span, when tracing is on. */

@@ -14,54 +14,80 @@ import {
 import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
 
 // Kept table for table, column for column, with schema.sqlite.ts: the repositories are written once
-// against these shapes and the contract tests run them on both dialects.
+// against these shapes and the contract tests run them on both dialects. The two files differ only in
+// their imports and the column types just below; from `id` on they are the same text, so a change is
+// made to both alike. schema-parity.ts fails the type check when the tables' columns part ways.
 
-const createdAt = () => pgTimestamp('created_at', { withTimezone: true, mode: 'date' }).notNull()
-const timestamp = (name: string) => pgTimestamp(name, { withTimezone: true, mode: 'date' })
+// The column types, named alike in both schema files; each maps to its dialect's type here.
+const table = pgTable
+/** A 64-bit integer read as a JS number (exact up to 2^53): nano-USD amounts and other large counts. */
+const int64 = <N extends string>(name: N) => bigint(name, { mode: 'number' })
+const double = <N extends string>(name: N) => doublePrecision(name)
+const bool = <N extends string>(name: N) => boolean(name)
+/** Its shape is given with `.$type<T>()`, a type from json-columns.ts, so that both schemas name the same one. */
+const json = <N extends string>(name: N) => jsonb(name)
+const timestamp = <N extends string>(name: N) => pgTimestamp(name, { withTimezone: true, mode: 'date' })
 
-export const organizations = pgTable('organizations', {
-  id: text('id').primaryKey(),
+// The columns most tables share.
+const id = () => text('id').primaryKey()
+/** The organisation that owns the row: deleting the organisation deletes the row (cascade). */
+const orgId = () =>
+  text('org_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' })
+/**
+ * The organisation of a log row (the request log and what hangs off it, relayed calls, the audit log,
+ * the outbox): named by id, with no foreign key, so nothing cascades; what must go with a deleted
+ * organisation is deleted table by table in `organizationsRepository.deleteWithData`.
+ */
+const logOrgId = () => text('org_id').notNull()
+/** The person the row belongs to: deleting the person deletes the row (cascade). */
+const userId = () =>
+  text('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' })
+const createdAt = () => timestamp('created_at').notNull()
+const updatedAt = () => timestamp('updated_at').notNull()
+/** `createdAt` and `updatedAt`, for the rows that are changed after they are made. */
+const timestamps = () => ({ createdAt: createdAt(), updatedAt: updatedAt() })
+
+export const organizations = table('organizations', {
+  id: id(),
   name: text('name').notNull(),
   tier: text('tier', { enum: ['free', 'pro', 'growth', 'enterprise'] }).notNull(),
   /** Who sees which teams: `all` (every member sees every team) or `members` (only one's own teams). */
   teamVisibility: text('team_visibility', { enum: ['all', 'members'] })
     .notNull()
     .default('all'),
-  creditBalanceNano: bigint('credit_balance_nano', { mode: 'number' }).notNull().default(0),
+  creditBalanceNano: int64('credit_balance_nano').notNull().default(0),
   createdAt: createdAt(),
 })
 
-export const users = pgTable('users', {
-  id: text('id').primaryKey(),
+export const users = table('users', {
+  id: id(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash'),
   createdAt: createdAt(),
 })
 
-export const roles = pgTable(
+export const roles = table(
   'roles',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
-    permissions: jsonb('permissions').$type<string[]>().notNull(),
+    permissions: json('permissions').$type<string[]>().notNull(),
     archivedAt: timestamp('archived_at'),
     createdAt: createdAt(),
   },
   (t) => [index('roles_org_idx').on(t.orgId)],
 )
 
-export const memberships = pgTable(
+export const memberships = table(
   'memberships',
   {
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    orgId: orgId(),
+    userId: userId(),
     /** `owner`, `admin`, `member`, or the id of a custom role of the same organisation. */
     role: text('role').notNull(),
     createdAt: createdAt(),
@@ -69,16 +95,12 @@ export const memberships = pgTable(
   (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index('memberships_user_idx').on(t.userId)],
 )
 
-export const sessions = pgTable(
+export const sessions = table(
   'sessions',
   {
-    id: text('id').primaryKey(),
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    userId: userId(),
+    orgId: orgId(),
     secretHash: text('secret_hash').notNull(),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at').notNull(),
@@ -88,13 +110,11 @@ export const sessions = pgTable(
 )
 
 /** An organisation's own provider credentials (BYOK); the secret is sealed by the vault, never stored in clear. */
-export const providerKeys = pgTable(
+export const providerKeys = table(
   'provider_keys',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     provider: text('provider', { enum: ['openai', 'anthropic'] }).notNull(),
     name: text('name').notNull(),
     baseUrl: text('base_url'),
@@ -103,24 +123,21 @@ export const providerKeys = pgTable(
     hint: text('hint').notNull(),
     /** Its share of the provider's calls among the organisation's keys; 0: used only when the others are cooling down. */
     weight: integer('weight').notNull().default(1),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('provider_keys_org_provider_idx').on(t.orgId, t.provider)],
 )
 
-export const apiKeys = pgTable(
+export const apiKeys = table(
   'api_keys',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
     /** The public part of the key (`gw-sk-<id>`), safe to show in lists and logs. */
     prefix: text('prefix').notNull(),
     secretHash: text('secret_hash').notNull(),
-    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    scopes: json('scopes').$type<string[]>().notNull(),
     /** Set for a proxy key: the one provider key this gw key may use; the proxy key goes with it. */
     providerKeyId: text('provider_key_id').references(() => providerKeys.id, { onDelete: 'cascade' }),
     createdByUserId: text('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
@@ -132,55 +149,51 @@ export const apiKeys = pgTable(
   (t) => [index('api_keys_org_idx').on(t.orgId)],
 )
 
-export const teams = pgTable(
+export const teams = table(
   'teams',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('teams_org_name_idx').on(t.orgId, t.name)],
 )
 
-export const teamMembers = pgTable(
+export const teamMembers = table(
   'team_members',
   {
     teamId: text('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: userId(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
 )
 
-export const auditLog = pgTable(
+export const auditLog = table(
   'audit_log',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id').notNull(),
+    id: id(),
+    orgId: logOrgId(),
     actorId: text('actor_id'),
     principalKind: text('principal_kind', { enum: ['session', 'api_key', 'cli', 'system'] }).notNull(),
     action: text('action').notNull(),
     target: text('target'),
     sourceIp: text('source_ip'),
     outcome: text('outcome', { enum: ['success', 'failure'] }).notNull(),
-    detail: jsonb('detail').$type<Record<string, unknown>>(),
+    detail: json('detail').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [index('audit_org_time_idx').on(t.orgId, t.createdAt)],
 )
 
-export const requests = pgTable(
+export const requests = table(
   'requests',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id').notNull(),
+    id: id(),
+    orgId: logOrgId(),
     apiKeyId: text('api_key_id'),
     userId: text('user_id'),
     sessionId: text('session_id'),
@@ -190,7 +203,7 @@ export const requests = pgTable(
     stripeCustomerId: text('stripe_customer_id'),
     /** The member the call is attributed to: the key's creator, or the person whose session made it. */
     memberId: text('member_id'),
-    properties: jsonb('properties').$type<Record<string, string>>(),
+    properties: json('properties').$type<Record<string, string>>(),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
     path: text('path').notNull(),
@@ -205,24 +218,24 @@ export const requests = pgTable(
     cacheReadTokens: integer('cache_read_tokens'),
     cacheWriteTokens: integer('cache_write_tokens'),
     totalTokens: integer('total_tokens'),
-    costNano: bigint('cost_nano', { mode: 'number' }),
+    costNano: int64('cost_nano'),
     /** Why `cost_nano` is empty when it is: no price known, no usage reported, not dispatched. */
     costNote: text('cost_note'),
     /** Which price the cost was computed with: `builtin` or `override:<id>`. */
     priceSource: text('price_source'),
-    estimatedCostNano: bigint('estimated_cost_nano', { mode: 'number' }),
-    ptb: boolean('ptb').notNull().default(false),
+    estimatedCostNano: int64('estimated_cost_nano'),
+    ptb: bool('ptb').notNull().default(false),
     error: text('error'),
     /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
     country: text('country'),
     /** Every provider call the request took (retries, other keys, fallback steps), when it took more than one. */
-    attempts: jsonb('attempts').$type<CallAttempt[]>(),
+    attempts: json('attempts').$type<CallAttempt[]>(),
     /** Answered from gw's response cache: no provider was called, nothing was charged. */
-    cached: boolean('cached').notNull().default(false),
+    cached: bool('cached').notNull().default(false),
     /** The fallback chain that served the call, when its model was a chain's alias. */
     fallbackChainId: text('fallback_chain_id'),
     /** What a cached answer would have cost had the provider been called again. */
-    cacheSavedNano: bigint('cache_saved_nano', { mode: 'number' }),
+    cacheSavedNano: int64('cache_saved_nano'),
     createdAt: createdAt(),
   },
   (t) => [
@@ -234,10 +247,10 @@ export const requests = pgTable(
 )
 
 /** A rating of one request (`POST /v1/feedback`): the latest one counts. */
-export const requestFeedback = pgTable('request_feedback', {
+export const requestFeedback = table('request_feedback', {
   requestId: text('request_id').primaryKey(),
-  orgId: text('org_id').notNull(),
-  rating: doublePrecision('rating').notNull(),
+  orgId: logOrgId(),
+  rating: double('rating').notNull(),
   actorId: text('actor_id'),
   createdAt: createdAt(),
 })
@@ -246,12 +259,12 @@ export const requestFeedback = pgTable('request_feedback', {
  * What was sent and answered, apart from the request log so that queries over the log never read
  * bodies. Each side is kept up to a bound (see gateway/request-log/body-capture.ts); `truncated` says it was cut.
  */
-export const requestBodies = pgTable('request_bodies', {
+export const requestBodies = table('request_bodies', {
   requestId: text('request_id').primaryKey(),
-  orgId: text('org_id').notNull(),
+  orgId: logOrgId(),
   requestBody: text('request_body').notNull(),
   responseBody: text('response_body'),
-  truncated: boolean('truncated').notNull().default(false),
+  truncated: bool('truncated').notNull().default(false),
   createdAt: createdAt(),
 })
 
@@ -260,11 +273,11 @@ export const requestBodies = pgTable('request_bodies', {
  * so that one bad record cannot hold up the records behind it. `record` is the record as JSON text
  * (JSON escapes every character a text column cannot hold); an operator can read it and replay it.
  */
-export const requestLogRejects = pgTable(
+export const requestLogRejects = table(
   'request_log_rejects',
   {
     requestId: text('request_id').primaryKey(),
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     error: text('error').notNull(),
     record: text('record').notNull(),
     createdAt: createdAt(),
@@ -273,35 +286,30 @@ export const requestLogRejects = pgTable(
 )
 
 /** An organisation's token-bucket rules (spec 8.1 layer 2); a `Gw-RateLimit-Policy` header overrides them for one request. */
-export const rateLimitRules = pgTable(
+export const rateLimitRules = table(
   'rate_limit_rules',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
-    quota: doublePrecision('quota').notNull(),
+    id: id(),
+    orgId: orgId(),
+    quota: double('quota').notNull(),
     windowSeconds: integer('window_seconds').notNull(),
     unit: text('unit', { enum: ['request', 'cents'] }).notNull(),
     segment: text('segment', { enum: ['global', 'user', 'prop', 'model'] }).notNull(),
     property: text('property'),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('rate_limit_rules_org_idx').on(t.orgId)],
 )
 
 /** Grants people gave MCP clients to act through gw (the MCP work fills it; the org-wide listing reads it now). */
-export const mcpConnections = pgTable(
+export const mcpConnections = table(
   'mcp_connections',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     userId: text('user_id'),
     client: text('client').notNull(),
-    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    scopes: json('scopes').$type<string[]>().notNull(),
     createdAt: createdAt(),
     revokedAt: timestamp('revoked_at'),
   },
@@ -309,13 +317,11 @@ export const mcpConnections = pgTable(
 )
 
 /** Connections gw holds to upstream MCP servers on someone's behalf. */
-export const mcpUpstreamConnections = pgTable(
+export const mcpUpstreamConnections = table(
   'mcp_upstream_connections',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     userId: text('user_id'),
     serverUrl: text('server_url').notNull(),
     status: text('status').notNull(),
@@ -328,21 +334,17 @@ export const mcpUpstreamConnections = pgTable(
  * Keys gw makes for itself, sealed by the vault under the server secret: rotating that secret re-seals
  * these rows instead of invalidating every credential hash made with them.
  */
-export const serverKeys = pgTable('server_keys', {
+export const serverKeys = table('server_keys', {
   name: text('name').primaryKey(),
   sealed: text('sealed').notNull(),
   createdAt: createdAt(),
 })
 
 /** One-time invitations to set a password and join an organisation (`add_member` for a new person). */
-export const invites = pgTable('invites', {
-  id: text('id').primaryKey(),
-  orgId: text('org_id')
-    .notNull()
-    .references(() => organizations.id, { onDelete: 'cascade' }),
-  userId: text('user_id')
-    .notNull()
-    .references(() => users.id, { onDelete: 'cascade' }),
+export const invites = table('invites', {
+  id: id(),
+  orgId: orgId(),
+  userId: userId(),
   secretHash: text('secret_hash').notNull(),
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at').notNull(),
@@ -350,19 +352,17 @@ export const invites = pgTable('invites', {
 })
 
 /** An organisation's settings: onboarding, terms, and what becomes of stored bodies. One row per organisation. */
-export const organizationSettings = pgTable('organization_settings', {
-  orgId: text('org_id')
-    .primaryKey()
-    .references(() => organizations.id, { onDelete: 'cascade' }),
-  onboarding: jsonb('onboarding').$type<Record<string, unknown>>(),
+export const organizationSettings = table('organization_settings', {
+  orgId: orgId().primaryKey(),
+  onboarding: json('onboarding').$type<Record<string, unknown>>(),
   termsAcceptedAt: timestamp('terms_accepted_at'),
   termsAcceptedBy: text('terms_accepted_by'),
   termsVersion: text('terms_version'),
   /** `null`: bodies are not stored at all; otherwise they are deleted after this many days. */
   bodyRetentionDays: integer('body_retention_days'),
-  piiRedaction: boolean('pii_redaction').notNull().default(false),
+  piiRedaction: bool('pii_redaction').notNull().default(false),
   /** Streams end with the `gw` metadata frame for every call of the organisation, asked for or not. */
-  streamMetaFrame: boolean('stream_meta_frame').notNull().default(false),
+  streamMetaFrame: bool('stream_meta_frame').notNull().default(false),
   /** The IANA time zone calendar budget windows (day, week, month) follow. */
   budgetTimezone: text('budget_timezone').notNull().default('UTC'),
   /** The first day of a budget week, ISO numbered: 1 is Monday, 7 is Sunday. */
@@ -370,36 +370,31 @@ export const organizationSettings = pgTable('organization_settings', {
   /** The day of the month (1 to 28) a budget month starts on. */
   budgetMonthStartDay: integer('budget_month_start_day').notNull().default(1),
   /** Percentages of a limit at which alerts go out; null: no alerts. */
-  alertThresholds: jsonb('alert_thresholds').$type<number[]>(),
+  alertThresholds: json('alert_thresholds').$type<number[]>(),
   /** Where alerts go: `webhook` (the budget events), `slack` (the Slack integration). */
-  alertChannels: jsonb('alert_channels').$type<string[]>(),
-  updatedAt: timestamp('updated_at').notNull(),
+  alertChannels: json('alert_channels').$type<string[]>(),
+  updatedAt: updatedAt(),
 })
 
 /** Saved views: a named request filter (spec 2.5) an organisation keeps to reuse. */
-export const savedFilters = pgTable(
+export const savedFilters = table(
   'saved_filters',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
-    filter: jsonb('filter').$type<unknown>().notNull(),
+    filter: json('filter').$type<unknown>().notNull(),
     createdBy: text('created_by'),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('saved_filters_org_idx').on(t.orgId)],
 )
 
 /** Request properties an organisation has hidden from its property views. */
-export const hiddenProperties = pgTable(
+export const hiddenProperties = table(
   'hidden_properties',
   {
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: orgId(),
     key: text('key').notNull(),
     hiddenBy: text('hidden_by'),
     createdAt: createdAt(),
@@ -408,10 +403,8 @@ export const hiddenProperties = pgTable(
 )
 
 /** An organisation's single sign-on (OIDC) settings; the client secret is sealed by the vault. */
-export const ssoConfigs = pgTable('sso_configs', {
-  orgId: text('org_id')
-    .primaryKey()
-    .references(() => organizations.id, { onDelete: 'cascade' }),
+export const ssoConfigs = table('sso_configs', {
+  orgId: orgId().primaryKey(),
   issuer: text('issuer').notNull(),
   clientId: text('client_id').notNull(),
   sealedClientSecret: text('sealed_client_secret').notNull(),
@@ -419,18 +412,18 @@ export const ssoConfigs = pgTable('sso_configs', {
   domain: text('domain'),
   domainChallenge: text('domain_challenge'),
   domainVerifiedAt: timestamp('domain_verified_at'),
-  enforced: boolean('enforced').notNull().default(false),
-  updatedAt: timestamp('updated_at').notNull(),
+  enforced: bool('enforced').notNull().default(false),
+  updatedAt: updatedAt(),
 })
 
 /** Named scores on a request (evaluations, graders); one value per name, the latest counts. */
-export const requestScores = pgTable(
+export const requestScores = table(
   'request_scores',
   {
     requestId: text('request_id').notNull(),
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     name: text('name').notNull(),
-    value: doublePrecision('value').notNull(),
+    value: double('value').notNull(),
     actorId: text('actor_id'),
     createdAt: createdAt(),
   },
@@ -438,22 +431,22 @@ export const requestScores = pgTable(
 )
 
 /** Feedback on a whole session (the `Gw-Session-Id` of its requests); the latest counts. */
-export const sessionFeedback = pgTable(
+export const sessionFeedback = table(
   'session_feedback',
   {
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     sessionId: text('session_id').notNull(),
-    rating: doublePrecision('rating').notNull(),
+    rating: double('rating').notNull(),
     actorId: text('actor_id'),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.sessionId] })],
 )
 
-export const sessionTags = pgTable(
+export const sessionTags = table(
   'session_tags',
   {
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     sessionId: text('session_id').notNull(),
     tag: text('tag').notNull(),
     createdAt: createdAt(),
@@ -465,11 +458,11 @@ export const sessionTags = pgTable(
  * What the security scan found in a request's body when it was logged: personal data by kind and
  * prompt-injection attempts by rule, as counts. The matched text is never stored.
  */
-export const requestFlags = pgTable(
+export const requestFlags = table(
   'request_flags',
   {
     requestId: text('request_id').notNull(),
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     kind: text('kind', { enum: ['pii', 'injection'] }).notNull(),
     /** A PII kind (email, phone, card, secret) or an injection rule's id. */
     category: text('category').notNull(),
@@ -485,19 +478,19 @@ export const requestFlags = pgTable(
 
 /** What every relayed call records, whatever it called: who, how it went, how long, what it cost. */
 const relayedCall = () => ({
-  id: text('id').primaryKey(),
-  orgId: text('org_id').notNull(),
+  id: id(),
+  orgId: logOrgId(),
   userId: text('user_id'),
   apiKeyId: text('api_key_id'),
   status: text('status', { enum: ['success', 'error'] }).notNull(),
   latencyMs: integer('latency_ms'),
-  costNano: bigint('cost_nano', { mode: 'number' }),
+  costNano: int64('cost_nano'),
   error: text('error'),
   createdAt: createdAt(),
 })
 
 /** One call of an MCP tool made through gw; written by the MCP gateway, read by the MCP views. */
-export const mcpToolCalls = pgTable(
+export const mcpToolCalls = table(
   'mcp_tool_calls',
   {
     ...relayedCall(),
@@ -509,7 +502,7 @@ export const mcpToolCalls = pgTable(
 )
 
 /** One call to a registered A2A agent made through gw; written by the A2A gateway, read by the A2A views. */
-export const a2aCalls = pgTable(
+export const a2aCalls = table(
   'a2a_calls',
   {
     ...relayedCall(),
@@ -521,11 +514,11 @@ export const a2aCalls = pgTable(
 )
 
 /** What a budget did when it was reached (alert, block, downgrade, throttle); written by the budget enforcer. */
-export const budgetActions = pgTable(
+export const budgetActions = table(
   'budget_actions',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id').notNull(),
+    id: id(),
+    orgId: logOrgId(),
     /** What the budget covers: the organisation, a team, a member, a key, a customer. */
     scope: text('scope').notNull(),
     scopeId: text('scope_id'),
@@ -533,7 +526,7 @@ export const budgetActions = pgTable(
     requestId: text('request_id'),
     model: text('model'),
     /** The spend that triggered it. */
-    amountNano: bigint('amount_nano', { mode: 'number' }),
+    amountNano: int64('amount_nano'),
     createdAt: createdAt(),
   },
   (t) => [index('budget_actions_org_time_idx').on(t.orgId, t.createdAt)],
@@ -543,20 +536,18 @@ export const budgetActions = pgTable(
  * Where an organisation's events go. The signing secret is sealed like a provider key and shown in
  * full only in the answer that creates it; reads show its prefix.
  */
-export const webhooks = pgTable(
+export const webhooks = table(
   'webhooks',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     destination: text('destination').notNull(),
-    events: jsonb('events').$type<string[]>().notNull(),
+    events: json('events').$type<string[]>().notNull(),
     /** The percentage (0 to 100) of events sent, decided per event. */
     sampleRate: integer('sample_rate').notNull(),
     /** Properties a request must carry, every one, for its events to be sent. */
-    propertyFilters: jsonb('property_filters').$type<Record<string, string>>().notNull(),
-    includeData: boolean('include_data').notNull(),
+    propertyFilters: json('property_filters').$type<Record<string, string>>().notNull(),
+    includeData: bool('include_data').notNull(),
     sealedSecret: text('sealed_secret').notNull(),
     secretPrefix: text('secret_prefix').notNull(),
     /** Set when the destination answered 410 Gone: nothing more is sent to it. */
@@ -573,14 +564,14 @@ export const webhooks = pgTable(
  * metering), written in the transaction that makes the event true, and sent by the deliverer until it
  * is delivered or dead. Its id is the `webhook-id` of every attempt of a webhook's event.
  */
-export const outbox = pgTable(
+export const outbox = table(
   'outbox',
   {
-    id: text('id').primaryKey(),
+    id: id(),
     /** Where it goes: a webhook, or an integration (exactly one of the two). */
     webhookId: text('webhook_id').references(() => webhooks.id, { onDelete: 'cascade' }),
     integrationId: text('integration_id').references(() => integrations.id, { onDelete: 'cascade' }),
-    orgId: text('org_id').notNull(),
+    orgId: logOrgId(),
     event: text('event').notNull(),
     /** The JSON body, exactly as signed and sent. */
     payload: text('payload').notNull(),
@@ -601,23 +592,20 @@ export const outbox = pgTable(
  * An organisation's link to another service, one per type: its settings, and its secrets (tokens,
  * keys) sealed together and shown afterwards only masked.
  */
-export const integrations = pgTable(
+export const integrations = table(
   'integrations',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     type: text('type', { enum: ['slack', 'stripe'] }).notNull(),
-    active: boolean('active').notNull(),
+    active: bool('active').notNull(),
     /** The settings that are not secret. */
-    settings: jsonb('settings').$type<Record<string, string>>().notNull(),
+    settings: json('settings').$type<Record<string, string>>().notNull(),
     /** The secret settings, as one sealed JSON object. */
     sealedSecrets: text('sealed_secrets').notNull(),
     /** `maskSecret` of each secret setting, so that reads never decrypt. */
-    secretHints: jsonb('secret_hints').$type<Record<string, string>>().notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    secretHints: json('secret_hints').$type<Record<string, string>>().notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('integrations_org_type_idx').on(t.orgId, t.type)],
 )
@@ -626,25 +614,22 @@ export const integrations = pgTable(
  * A spend limit: over a calendar or fixed window (`window`), or over a sliding window of seconds
  * (`velocity`), on one scope of a call. `scope_id` is '' for the organisation itself.
  */
-export const budgetLimits = pgTable(
+export const budgetLimits = table(
   'budget_limits',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     kind: text('kind', { enum: ['window', 'velocity'] }).notNull(),
     scopeKind: text('scope_kind', { enum: ['org', 'team', 'member', 'key', 'customer', 'model', 'provider'] }).notNull(),
     scopeId: text('scope_id').notNull(),
     metric: text('metric', { enum: ['usd', 'tokens', 'requests'] }).notNull(),
     /** In the metric's unit: nano-USD, tokens or requests. */
-    amount: bigint('amount', { mode: 'number' }).notNull(),
+    amount: int64('amount').notNull(),
     period: text('period', { enum: ['day', 'week', 'month', 'seconds'] }).notNull(),
     /** The window's length for `seconds`; 0 for calendar windows. */
     periodSeconds: integer('period_seconds').notNull(),
     action: text('action', { enum: ['block', 'downgrade', 'alert'] }).notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex('budget_limits_identity_idx').on(t.orgId, t.kind, t.scopeKind, t.scopeId, t.metric, t.period, t.periodSeconds),
@@ -652,13 +637,11 @@ export const budgetLimits = pgTable(
 )
 
 /** A model served instead of another when a downgrade limit is reached. */
-export const downgradeMappings = pgTable(
+export const downgradeMappings = table(
   'downgrade_mappings',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     /** A glob: `*` stands for any run of characters. */
     fromModel: text('from_model').notNull(),
     toModel: text('to_model').notNull(),
@@ -673,13 +656,11 @@ export const downgradeMappings = pgTable(
  * Alerts sent and breaches: one automatic row per limit, window and threshold (the unique index is
  * what makes an alert go out once across instances), and the rows people add by hand.
  */
-export const budgetNotices = pgTable(
+export const budgetNotices = table(
   'budget_notices',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     kind: text('kind', { enum: ['threshold', 'breach', 'manual', 'notify'] }).notNull(),
     limitId: text('limit_id'),
     scopeKind: text('scope_kind'),
@@ -687,8 +668,8 @@ export const budgetNotices = pgTable(
     metric: text('metric'),
     windowStart: timestamp('window_start'),
     threshold: integer('threshold'),
-    spent: bigint('spent', { mode: 'number' }),
-    amount: bigint('amount', { mode: 'number' }),
+    spent: int64('spent'),
+    amount: int64('amount'),
     message: text('message'),
     createdBy: text('created_by'),
     createdAt: createdAt(),
@@ -703,22 +684,20 @@ export const budgetNotices = pgTable(
  * An organisation's price for a model, over the built-in table, from a time on. Rates are nano-USD
  * per million tokens, so any price to a billionth of a dollar per million is held exactly.
  */
-export const modelPrices = pgTable(
+export const modelPrices = table(
   'model_prices',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     provider: text('provider').notNull(),
     model: text('model').notNull(),
-    inputNanoPerMtok: bigint('input_nano_per_mtok', { mode: 'number' }).notNull(),
-    outputNanoPerMtok: bigint('output_nano_per_mtok', { mode: 'number' }).notNull(),
-    cacheReadNanoPerMtok: bigint('cache_read_nano_per_mtok', { mode: 'number' }),
-    cacheWriteNanoPerMtok: bigint('cache_write_nano_per_mtok', { mode: 'number' }),
+    inputNanoPerMtok: int64('input_nano_per_mtok').notNull(),
+    outputNanoPerMtok: int64('output_nano_per_mtok').notNull(),
+    cacheReadNanoPerMtok: int64('cache_read_nano_per_mtok'),
+    cacheWriteNanoPerMtok: int64('cache_write_nano_per_mtok'),
     /** The most the model writes in one answer: what bounds a call's cost before it is made. */
     maxOutputTokens: integer('max_output_tokens'),
-    perRequestNano: bigint('per_request_nano', { mode: 'number' }),
+    perRequestNano: int64('per_request_nano'),
     effectiveFrom: timestamp('effective_from').notNull(),
     createdAt: createdAt(),
   },
@@ -729,19 +708,16 @@ export const modelPrices = pgTable(
  * What a call of an MCP tool through gw costs, per organisation: for one server's tool, every tool of
  * a server, a tool name on any server, or every tool (`*`). The most specific rate applies.
  */
-export const toolRates = pgTable(
+export const toolRates = table(
   'tool_rates',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     /** An MCP server's id, or `*`: no foreign key, so a wildcard needs no server. */
     serverId: text('server_id').notNull(),
     tool: text('tool').notNull(),
-    usdNanoPerCall: bigint('usd_nano_per_call', { mode: 'number' }).notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    usdNanoPerCall: int64('usd_nano_per_call').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('tool_rates_identity_idx').on(t.orgId, t.serverId, t.tool)],
 )
@@ -750,20 +726,17 @@ export const toolRates = pgTable(
  * A fallback chain: calls naming `match_model` (an alias) are served by the first of its steps that
  * answers. One chain per alias in an organisation.
  */
-export const fallbackChains = pgTable(
+export const fallbackChains = table(
   'fallback_chains',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
     matchModel: text('match_model').notNull(),
-    steps: jsonb('steps').$type<ChainStep[]>().notNull(),
-    triggers: jsonb('triggers').$type<ChainTriggers>(),
-    retry: jsonb('retry').$type<ChainRetry>(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    steps: json('steps').$type<ChainStep[]>().notNull(),
+    triggers: json('triggers').$type<ChainTriggers>(),
+    retry: json('retry').$type<ChainRetry>(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('fallback_chains_org_model_idx').on(t.orgId, t.matchModel)],
 )
@@ -773,13 +746,11 @@ export const fallbackChains = pgTable(
  * organisation, a team, a member, a role, a key; `subject_id` '' for the organisation) and a resource
  * (its kind and a glob of its id). A matching deny wins over a matching allow, which wins over the default.
  */
-export const accessRules = pgTable(
+export const accessRules = table(
   'access_rules',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     subjectKind: text('subject_kind', { enum: ['org', 'team', 'member', 'role', 'key'] }).notNull(),
     subjectId: text('subject_id').notNull(),
     resourceKind: text('resource_kind', { enum: ['provider', 'model', 'mcp_server', 'mcp_tool', 'agent'] }).notNull(),
@@ -787,22 +758,19 @@ export const accessRules = pgTable(
     resourceId: text('resource_id').notNull(),
     effect: text('effect', { enum: ['allow', 'deny'] }).notNull(),
     reason: text('reason'),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [index('access_rules_org_idx').on(t.orgId)],
 )
 
 /** What a resource kind allows when no rule matches; absent: allow. */
-export const accessDefaults = pgTable(
+export const accessDefaults = table(
   'access_defaults',
   {
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orgId: orgId(),
     resourceKind: text('resource_kind', { enum: ['provider', 'model', 'mcp_server', 'mcp_tool', 'agent'] }).notNull(),
     effect: text('effect', { enum: ['allow', 'deny'] }).notNull(),
-    updatedAt: timestamp('updated_at').notNull(),
+    updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.resourceKind] })],
 )
@@ -812,26 +780,23 @@ export const accessDefaults = pgTable(
  * A bearer token is kept sealed (the vault, bound to the row), with a hint to tell tokens apart; the name
  * is the tool prefix (`<name>__<tool>`), unique in the organisation.
  */
-export const mcpServers = pgTable(
+export const mcpServers = table(
   'mcp_servers',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
     url: text('url').notNull(),
     transport: text('transport', { enum: ['streamable_http', 'sse'] }).notNull(),
     authKind: text('auth_kind', { enum: ['none', 'bearer'] }).notNull(),
     sealedToken: text('sealed_token'),
     tokenHint: text('token_hint'),
-    toolAllow: jsonb('tool_allow').$type<string[]>().notNull(),
-    toolDeny: jsonb('tool_deny').$type<string[]>().notNull(),
-    enabled: boolean('enabled').notNull(),
+    toolAllow: json('tool_allow').$type<string[]>().notNull(),
+    toolDeny: json('tool_deny').$type<string[]>().notNull(),
+    enabled: bool('enabled').notNull(),
     /** The built-in catalogue's entry it was made from; null for a server registered by hand. */
     platformServerId: text('platform_server_id'),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('mcp_servers_org_name_idx').on(t.orgId, t.name)],
 )
@@ -840,20 +805,17 @@ export const mcpServers = pgTable(
  * The A2A agents an organisation registered: gw relays calls to them at `/a2a/<id>`. The outbound key
  * is sealed by the vault; the card is the one the last probe fetched and validated.
  */
-export const a2aAgents = pgTable(
+export const a2aAgents = table(
   'a2a_agents',
   {
-    id: text('id').primaryKey(),
-    orgId: text('org_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    id: id(),
+    orgId: orgId(),
     name: text('name').notNull(),
     url: text('url').notNull(),
     sealedKey: text('sealed_key'),
     keyHint: text('key_hint'),
-    card: jsonb('card').$type<AgentCardDocument>(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at').notNull(),
+    card: json('card').$type<AgentCardDocument>(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('a2a_agents_org_name_idx').on(t.orgId, t.name)],
 )

@@ -9,6 +9,11 @@ export type ProviderName = 'openai' | 'anthropic'
 export interface ProviderCredentials {
   apiKey?: string
   baseUrl: string
+  /**
+   * The base URL is an organisation's own (its provider key's), not the operator's: calls to it pass
+   * the egress policy like any other address a user configures.
+   */
+  organizationBaseUrl?: boolean
 }
 
 /**

@@ -4,8 +4,15 @@ import { resolveModel } from '../providers/registry'
 import { clientClosed } from '../steps/upstream'
 import { DEFAULT_FALLBACK_STATUSES, type FallbackChain } from './chains'
 
-/** Why a provider call did not serve: the provider's answer, no answer in time, or no connection. */
-export type AttemptFailure = { kind: 'status'; status: number; retryAfterMs?: number } | { kind: 'timeout' } | { kind: 'network' }
+/**
+ * Why a provider call did not serve: the provider's answer, no answer in time, no connection, or a
+ * destination the egress policy refused (an organisation's base URL), where no connection was tried.
+ */
+export type AttemptFailure =
+  | { kind: 'status'; status: number; retryAfterMs?: number }
+  | { kind: 'timeout' }
+  | { kind: 'network' }
+  | { kind: 'refused' }
 
 /** How a call is served: the steps in order, when to move on, and how often to try one step again. */
 export interface RoutePlan {
@@ -46,6 +53,8 @@ export function planFor(model: string, chain: FallbackChain | undefined, headers
  * provider would say the same.
  */
 export function fallsThrough(failure: AttemptFailure, triggers: Required<ChainTriggers>): boolean {
+  // Another step runs on other keys, whose addresses the policy may allow.
+  if (failure.kind === 'refused') return true
   if (failure.kind === 'timeout') return triggers.timeout
   if (failure.kind === 'network') return triggers.networkError
   if (triggers.statusCodes.length > 0) return triggers.statusCodes.includes(failure.status)
@@ -54,13 +63,16 @@ export function fallsThrough(failure: AttemptFailure, triggers: Required<ChainTr
 
 /** Whether trying the same step again may help: not for a model that is gone (404, 410), whatever the triggers. */
 export function retryable(failure: AttemptFailure): boolean {
+  if (failure.kind === 'refused') return false
   if (failure.kind !== 'status') return true
   return failure.status === 408 || failure.status === 409 || failure.status === 429 || failure.status >= 500
 }
 
 /** Whether the key that answered should rest: it is the one being limited or failing, another may not be. */
 export const keyFailing = (failure: AttemptFailure): boolean =>
-  failure.kind !== 'status' || failure.status === 429 || failure.status >= 500
+  failure.kind === 'timeout' ||
+  failure.kind === 'network' ||
+  (failure.kind === 'status' && (failure.status === 429 || failure.status >= 500))
 
 /**
  * How long to wait before try `retry` (from 1) of a step: exponential backoff from `minDelayMs` with

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
 import { badRequest, forbidden } from '../../errors'
-import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
+import type { OrgKeySource, OrgProviderKey, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
 import { operatorKeyId } from '../routing/key-health'
 
 /** A key a call may run on: one of the organisation's (weighted), or the operator's, billed to the organisation's credits. */
@@ -43,7 +43,7 @@ export async function keyCandidates(
     return keys.map((key) => ({
       id: key.id,
       weight: key.weight,
-      credentials: { apiKey: key.apiKey, baseUrl: key.baseUrl ?? operator.baseUrl },
+      credentials: credentialsOf(key, operator),
       ptb: false,
     }))
   if (!operator.apiKey && provider.requiresKey(operator)) {
@@ -73,8 +73,14 @@ export async function ownCredentials(
       `files and batches run on this organization's own ${provider.name} key (add one with POST /v1/api-keys/provider-key): the provider bills them later, to that key`,
     )
   }
-  return { apiKey: own.apiKey, baseUrl: own.baseUrl ?? operator.baseUrl }
+  return credentialsOf(own, operator)
 }
+
+/** An organisation's key, at its own base URL (held to the egress policy) or else at the operator's. */
+const credentialsOf = (key: OrgProviderKey, operator: ProviderCredentials): ProviderCredentials =>
+  key.baseUrl === null
+    ? { apiKey: key.apiKey, baseUrl: operator.baseUrl }
+    : { apiKey: key.apiKey, baseUrl: key.baseUrl, organizationBaseUrl: true }
 
 /**
  * A key limited to some models may not reach files and batches: a batch runs whatever models its

@@ -1,3 +1,4 @@
+import { EgressRefused } from '../../egress/policy'
 import { ApiError } from '../../errors'
 import { parseJson, type WireFormat } from '../providers/provider'
 import { type AttemptFailure, retryAfterMs } from '../routing/policy'
@@ -14,6 +15,12 @@ export interface UpstreamRequest {
   provider: string
   /** How long to wait for the provider's response headers before answering 504. */
   timeoutMs: number
+  /**
+   * The egress policy's fetch, for an address an organisation configured (its provider key's base
+   * URL): checked and pinned at connect time, redirects not followed. The operator's addresses are
+   * trusted and fetched directly.
+   */
+  guardedFetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
 /** Calls the provider; a timeout, an unreachable provider or a caller gone first is an ApiError that says which. */
@@ -25,9 +32,21 @@ export async function callProvider(request: UpstreamRequest): Promise<Response> 
   const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs)
   try {
     // decompress is left on and the encoding headers are not passed on: Bun hands us decoded bytes.
-    const { method = 'POST', url, headers, body } = request
-    return await fetch(url, { method, headers, body, signal: abort.signal })
+    const { method = 'POST', url, headers, body, guardedFetch } = request
+    if (!guardedFetch) return await fetch(url, { method, headers, body, signal: abort.signal })
+    const response = await guardedFetch(url, { method, headers, body, signal: abort.signal })
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel()
+      throw new ApiError(
+        'upstream_error',
+        `provider ${provider} answered a redirect (${response.status}), which gw does not follow for an organization's base URL: it could lead past the egress policy`,
+      )
+    }
+    return response
   } catch (error) {
+    if (error instanceof EgressRefused)
+      throw new ApiError('egress_refused', `this organization's ${provider} base URL is refused: ${error.message}`)
+    if (error instanceof ApiError) throw error
     if (abort.signal.aborted && String(abort.signal.reason).includes('timeout')) {
       throw new ApiError('upstream_timeout', `provider ${provider} did not answer within ${timeoutMs} ms`)
     }
@@ -113,7 +132,7 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
     response = await callProvider(request)
   } catch (error) {
     if (!(error instanceof ApiError) || error.code === 'client_closed') throw error
-    return { ok: false, failure: { kind: error.code === 'upstream_timeout' ? 'timeout' : 'network' }, error }
+    return { ok: false, failure: { kind: FAILURE_KINDS[error.code] ?? 'network' }, error }
   }
   if (!response.ok) {
     const { text, failure } = await readProviderFailure(response, request.provider).catch((error: unknown) => {
@@ -146,6 +165,12 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
     const broke = new ApiError('upstream_unreachable', `provider ${request.provider}'s answer broke off: ${errorText(error)}`)
     return { ok: false, failure: { kind: 'network' }, error: broke }
   }
+}
+
+/** What a provider call that got no answer came to, by the error it ended with; anything else is a network failure. */
+const FAILURE_KINDS: Partial<Record<ApiError['code'], 'timeout' | 'refused'>> = {
+  upstream_timeout: 'timeout',
+  egress_refused: 'refused',
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))

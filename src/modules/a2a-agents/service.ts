@@ -3,7 +3,7 @@ import { probeCard } from '../../a2a/card'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import type { EgressPolicy } from '../../egress/policy'
-import { badRequest, conflict, egressDisabled, notFound, nothingToChange } from '../../errors'
+import { conflict, egressDisabled, notFound, nothingToChange } from '../../errors'
 import { type A2aAgentRow, AGENT_NAME_TAKEN } from '../../store/repositories/a2a-agents'
 import type { Clock, Store } from '../../store/store'
 import type { CreateAgentInput, UpdateAgentInput } from './model'
@@ -42,7 +42,7 @@ export class A2aAgentsService {
   }
 
   async create(principal: Principal, input: CreateAgentInput) {
-    this.checkUrl(input.url)
+    this.egress.requireSavable(input.url, 'url')
     const at = new Date(this.now())
     const row: A2aAgentRow = {
       id: randomUUID(),
@@ -66,7 +66,7 @@ export class A2aAgentsService {
     // Another organisation's agent, or none, is 404 whatever the body holds.
     if (!existing) throw notFound('A2A agent')
     if (Object.keys(input).length === 0) throw nothingToChange('name, url')
-    if (input.url !== undefined) this.checkUrl(input.url)
+    if (input.url !== undefined) this.egress.requireSavable(input.url, 'url')
     const moved = input.url !== undefined && input.url !== existing.url
     const updated = await agents.update(id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -114,12 +114,5 @@ export class A2aAgentsService {
     })
     if (result.ok && result.card) await agents.update(id, { card: result.card, updatedAt: new Date(this.now()) })
     return result
-  }
-
-  /** The checks a URL passes before it is saved: outgoing calls on, and the egress policy's rules. */
-  private checkUrl(url: string): void {
-    if (!this.egress.enabled) throw egressDisabled()
-    const refusal = this.egress.refusal(url)
-    if (refusal) throw badRequest(refusal.replace(/^destination/, 'url'))
   }
 }

@@ -150,10 +150,7 @@ export class IntegrationsService {
     }
     if (!kind.needsOneOf.some((field) => merged[field] !== undefined))
       throw badRequest(`a ${type} integration needs ${kind.needsOneOf.join(' or ')}`)
-    if (merged.webhookUrl !== undefined) {
-      const refusal = this.egress.refusal(merged.webhookUrl)
-      if (refusal) throw badRequest(refusal.replace(/^destination/, 'webhookUrl'))
-    }
+    if (merged.webhookUrl !== undefined) this.egress.requireSavable(merged.webhookUrl, 'webhookUrl')
     const secrets = Object.fromEntries(Object.entries(merged).filter(([field]) => kind.secrets.includes(field)))
     return {
       settings: Object.fromEntries(Object.entries(merged).filter(([field]) => !kind.secrets.includes(field))),

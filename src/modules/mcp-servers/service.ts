@@ -55,7 +55,7 @@ export class McpServersService {
   }
 
   async create(principal: Principal, input: CreateServerInput) {
-    this.checkUrl(input.url)
+    this.egress.requireSavable(input.url, 'url')
     const id = randomUUID()
     const at = new Date(this.now())
     const row: McpServerRow = {
@@ -82,7 +82,7 @@ export class McpServersService {
     // Another organisation's server, or none, is 404 whatever the body holds.
     if (!(await servers.get(id))) throw notFound('MCP server')
     if (Object.keys(input).length === 0) throw nothingToChange(UPDATABLE)
-    if (input.url !== undefined) this.checkUrl(input.url)
+    if (input.url !== undefined) this.egress.requireSavable(input.url, 'url')
     const updated = await servers.update(id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.url !== undefined ? { url: input.url } : {}),
@@ -118,7 +118,7 @@ export class McpServersService {
 
   /** A draft registration from what the server publishes; nothing is stored. */
   async discover(principal: Principal, url: string) {
-    this.checkUrl(url)
+    this.egress.requireSavable(url, 'url')
     const found = await discover(url, this.fetch, this.probeTimeoutMs !== undefined ? { timeoutMs: this.probeTimeoutMs } : {})
     const taken = await this.store.org(principal.orgId).mcpServers.names()
     return {
@@ -153,7 +153,7 @@ export class McpServersService {
     const servers = this.store.org(principal.orgId).mcpServers
     const existing = await servers.byPlatformServer(entry.id)
     if (input.enabled) {
-      this.checkUrl(entry.url)
+      this.egress.requireSavable(entry.url, 'url')
       if (entry.auth === 'bearer' && !input.auth && existing?.sealedToken == null)
         throw badRequest(`${entry.name} needs a token: send auth: {"kind": "bearer", "token": "..."} to enable it`)
     }
@@ -185,13 +185,6 @@ export class McpServersService {
     }
     if ((await servers.create(row)) === NAME_TAKEN) throw nameTaken(entry.id)
     return platformView(entry, row)
-  }
-
-  /** The checks a URL passes before it is saved or read: outgoing calls on, and the egress policy's rules. */
-  private checkUrl(url: string): void {
-    if (!this.egress.enabled) throw egressDisabled()
-    const refusal = this.egress.refusal(url)
-    if (refusal) throw badRequest(refusal.replace(/^destination/, 'url'))
   }
 
   /** The columns of a credential: the token sealed to this row, and its hint. */

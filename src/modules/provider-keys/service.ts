@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
+import type { EgressPolicy } from '../../egress/policy'
 import { notFound, nothingToChange } from '../../errors'
 import type { OrgKeySource, OrgProviderKey, ProviderName } from '../../gateway/providers/provider'
 import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
@@ -36,6 +37,8 @@ export class ProviderKeysService implements OrgKeySource {
   constructor(
     private readonly store: Store,
     private readonly vault: Vault,
+    /** An organisation's own base URL is an address a user configures: held to the egress policy. */
+    private readonly egress: Pick<EgressPolicy, 'requireSavable'>,
     private readonly now: () => number = Date.now,
   ) {
     this.cache = new TtlCache(CACHED_ENTRIES, CREDENTIALS_CACHE_MS, now)
@@ -53,6 +56,7 @@ export class ProviderKeysService implements OrgKeySource {
   }
 
   async create(principal: Principal, input: CreateProviderKeyInput) {
+    if (input.baseUrl !== undefined) this.egress.requireSavable(input.baseUrl, 'baseUrl')
     const now = new Date(this.now())
     const id = randomUUID()
     const key: ProviderKeyRecord = {
@@ -75,6 +79,7 @@ export class ProviderKeysService implements OrgKeySource {
   async update(principal: Principal, id: string, input: UpdateProviderKeyInput) {
     if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined && input.weight === undefined)
       throw nothingToChange('name, secret, baseUrl, weight')
+    if (typeof input.baseUrl === 'string') this.egress.requireSavable(input.baseUrl, 'baseUrl')
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),

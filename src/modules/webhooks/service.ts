@@ -5,7 +5,7 @@ import type { Deliverer } from '../../egress/deliverer'
 import { deliveryOf } from '../../egress/events'
 import type { EgressPolicy } from '../../egress/policy'
 import { newSigningSecret, secretPrefix } from '../../egress/signing'
-import { badRequest, egressDisabled, notFound } from '../../errors'
+import { egressDisabled, notFound } from '../../errors'
 import type { Delivery, Webhook } from '../../store/repositories/webhooks'
 import type { Store } from '../../store/store'
 import type { CreateWebhookInput } from './model'
@@ -68,9 +68,7 @@ export class WebhooksService {
 
   /** A new webhook; its signing secret is in this answer and never again. */
   async create(principal: Principal, input: CreateWebhookInput) {
-    if (!this.egress.enabled) throw egressDisabled()
-    const refusal = this.egress.refusal(input.destination)
-    if (refusal) throw badRequest(refusal)
+    this.egress.requireSavable(input.destination, 'destination')
     const id = randomUUID()
     const secret = newSigningSecret()
     const webhook: Webhook = {
