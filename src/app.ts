@@ -194,7 +194,7 @@ export function createServices(deps: AppDeps) {
     budgets,
     prices,
     orgKeys: providerKeys,
-    bodies: settings,
+    orgSettings: settings,
     meta: deps.meta,
     requestLog: deps.requestLog,
     chains: fallbackChains,

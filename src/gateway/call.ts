@@ -5,11 +5,16 @@ import type { UnitPrice } from '../money/unit-prices'
 import type { CallTrace } from '../observability/tracing'
 import type { Hold } from '../spend/enforcer'
 import type { CallAttempt } from '../store/json-columns'
-import type { DispatchPath } from './dispatch-routes'
+import type { CacheUse } from './cache/use'
+import type { DispatchPath, DispatchRoute } from './dispatch-routes'
+import type { GatewayMeta } from './meta/store'
 import type { WireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
 import { BodyCapture } from './request-log/body-capture'
+import type { RoutePlan } from './routing/policy'
 import { type Caller, readCaller } from './steps/caller'
+import type { ReadCall } from './steps/read-call'
+import type { StreamOutcome } from './steps/relay'
 import { CallTiming } from './timing'
 
 /** One provider-style call as the HTTP entry hands it over, its caller authenticated. */
@@ -108,4 +113,43 @@ export function openCall(
     responseBody: new BodyCapture(),
     timing: new CallTiming(),
   }
+}
+
+/** Settles a finished call (steps/settle.ts): prices, charges and records it, and keeps its metadata. */
+export type Settlement = (facts: CallFacts, outcome: StreamOutcome) => Promise<GatewayMeta>
+
+/**
+ * A call being answered: its facts as the steps learn them, its caller's signal, and its one
+ * settlement. The first outcome settled is the call's; every later way out (a stream ending after its
+ * error was answered, say) gets the same metadata back.
+ */
+export class CallState {
+  private settled: Promise<GatewayMeta> | undefined
+
+  constructor(
+    public facts: CallFacts,
+    /** The caller's request signal: aborted when the caller left. */
+    readonly signal: AbortSignal,
+    private readonly settlement: Settlement,
+  ) {}
+
+  settle(facts: CallFacts, outcome: StreamOutcome): Promise<GatewayMeta> {
+    this.settled ??= this.settlement(facts, outcome)
+    return this.settled
+  }
+
+  /** One more provider call, or a step passed over, in the call's attempts. */
+  attempted(attempt: CallAttempt, more?: Partial<CallFacts>): void {
+    this.facts = { ...this.facts, ...more, attempts: [...(this.facts.attempts ?? []), attempt] }
+  }
+}
+
+/** A dispatch call being served: the call and its route, what was read of it, its plan and its use of the cache. */
+export interface Dispatch {
+  readonly call: GatewayCall
+  readonly route: DispatchRoute
+  readonly read: ReadCall
+  readonly plan: RoutePlan
+  readonly state: CallState
+  cache?: CacheUse
 }

@@ -10,7 +10,8 @@ export type BodyKind = 'json' | 'multipart'
  */
 export type AnswerKind = 'provider' | 'raw'
 
-interface DispatchRoute {
+/** How gw handles one dispatch path. */
+export interface DispatchRoute {
   format: WireFormat
   stream: StreamProtocol
   /** Estimated before the call and costed after it; false for what the provider does not charge for. */

@@ -17,7 +17,8 @@ import type { StreamOutcome } from './relay'
 export interface SettlementDeps {
   limiter: RateLimiter
   budgets: BudgetEnforcer
-  bodies: BodyPolicySource
+  /** The organisation's policy for the bodies its records keep. */
+  orgSettings: BodyPolicySource
   requestLog: RequestLog
   meta: MetaStore
   metaTtlSeconds: number
@@ -138,7 +139,7 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   }
   const model = outcome.servedModel ?? facts.model
   // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
-  const policy = await deps.bodies.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+  const policy = await deps.orgSettings.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
   const endedAt = deps.now()
   deps.observer?.settled(facts, outcome, cost, endedAt)
   facts.trace?.end(facts, outcome, cost, {

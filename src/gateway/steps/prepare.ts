@@ -1,0 +1,94 @@
+import { requireGatewayScope } from '../../auth/scopes'
+import type { AccessPolicies } from '../../governance/policies'
+import type { PriceSource } from '../../money/price-book'
+import type { ChainStep } from '../../store/json-columns'
+import type { CallFacts, Dispatch } from '../call'
+import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
+import { resolveModel } from '../providers/registry'
+import { type Translation, translationBetween } from '../translate/pairs'
+import { estimateCost } from './admission'
+import { type KeyCandidate, keyCandidates } from './credentials'
+import { type OutgoingBody, outgoingBody, upstreamPathFor } from './route'
+import { type UnitMeasure, unitEstimate, unitMeasure } from './units'
+
+/** A call made ready for one model: its provider, the body it is sent, the keys it may run on, its worst case. */
+export interface Prepared {
+  facts: CallFacts
+  provider: ProviderAdapter
+  translation: Translation | undefined
+  upstreamPath: string
+  outgoing: OutgoingBody
+  /** The keys the call may run on, one picked per attempt. */
+  keys: KeyCandidate[]
+  units: UnitMeasure | undefined
+  /** The caller asked for a stream: an attempt serves once its first bytes came. */
+  streams: boolean
+}
+
+/** What preparing a call reads: the operator's providers, the organisation's keys and prices, its access rules. */
+export interface PrepareDeps {
+  providers: Record<ProviderName, ProviderCredentials>
+  orgKeys: OrgKeySource
+  prices: PriceSource
+  access: Pick<AccessPolicies, 'require'>
+}
+
+/** Another step, or a downgrade, is prepared again: nothing of the first model's price may carry over. */
+const UNKNOWN_COST = {
+  price: undefined,
+  priceSource: undefined,
+  unitPrice: undefined,
+  estimatedCostNano: undefined,
+  estimatedTokens: undefined,
+} as const
+
+/**
+ * What serving a call with a model takes: the provider that serves it, whether the caller's key and
+ * the access rules let it reach that one, whether the formats differ, the keys it may run on, and the
+ * most the call can cost. `known` is what the call learnt so far; the step's facts replace its model's.
+ */
+export async function prepareModel(
+  deps: PrepareDeps,
+  dispatch: Dispatch,
+  known: CallFacts,
+  requested: string,
+  step?: ChainStep,
+): Promise<Prepared> {
+  const { route, read } = dispatch
+  const { provider, model } = resolveModel(requested)
+  let facts: CallFacts = { ...known, provider: provider.name, model }
+  requireGatewayScope(facts.principal, { provider: provider.name, model })
+  // Before anything is held or sent: a denied step is skipped like one the key may not reach.
+  await deps.access.require(facts.principal, [
+    { kind: 'provider', id: provider.name },
+    { kind: 'model', id: model },
+  ])
+  const translation = translationBetween(facts.callerFormat, provider.format)
+  const upstreamPath = upstreamPathFor(dispatch.call.path, provider, translation)
+  const outgoing = await outgoingBody(read, provider, model, translation)
+  const keys = await keyCandidates(
+    { operator: deps.providers, orgKeys: deps.orgKeys },
+    facts.principal,
+    provider,
+    model,
+    step?.providerKeyId,
+  )
+  const priced = await deps.prices.priceOf(facts.principal.orgId, provider.name, model)
+  facts = {
+    ...facts,
+    mode: translation ? 'translated' : 'passthrough',
+    translationWarning: outgoing.translationWarning,
+    ptb: keys.every((key) => key.ptb),
+    ...UNKNOWN_COST,
+    ...estimateCost(priced, outgoing, route.priced),
+  }
+  const units = unitMeasure(route.measure, provider.name, model, read.body)
+  if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units), estimatedTokens: 0 }
+  return { facts, provider, translation, upstreamPath, outgoing, keys, units, streams: read.fields.stream === true }
+}
+
+/** A step of the plan made ready: its facts start from the call's, without a former step's downgrade or hold. */
+export function prepareStep(deps: PrepareDeps, dispatch: Dispatch, step: ChainStep): Promise<Prepared> {
+  const known: CallFacts = { ...dispatch.state.facts, downgradedFrom: undefined, hold: undefined }
+  return prepareModel(deps, dispatch, known, step.provider ? `${step.provider}/${step.model}` : step.model, step)
+}
