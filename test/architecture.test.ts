@@ -73,6 +73,8 @@ const LOWER = new Set([
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */
 const BROWSER_SAFE = new Set(['util/csv'])
+/** A module's model: the console takes the types of the API's answers from it, which the bundle erases. */
+const isModel = (path: string): boolean => /^modules\/[^/]+\/model$/.test(path)
 
 type Rule = { name: string; broken: (i: Import) => boolean }
 
@@ -109,8 +111,12 @@ const RULES: Rule[] = [
     broken: (i) => area(i.from) === 'modules' && area(i.target) === 'gateway' && !i.typeOnly,
   },
   {
-    name: 'the console runs in the browser: it imports only its own files and plain helpers of util/, never server code',
-    broken: (i) => area(i.from) === 'console' && area(i.target) !== 'console' && !BROWSER_SAFE.has(i.target),
+    name: "the console runs in the browser: it imports only its own files, plain helpers of util/ and the types of the modules' models, never server code",
+    broken: (i) =>
+      area(i.from) === 'console' &&
+      area(i.target) !== 'console' &&
+      !BROWSER_SAFE.has(i.target) &&
+      !(i.typeOnly && isModel(i.target)),
   },
   {
     name: 'the composition reaches modules only through app.ts',
@@ -125,6 +131,10 @@ describe('the architecture', () => {
     // The parser sees type-only imports for what they are, in both spellings.
     expect(IMPORTS.some((i) => i.from === 'gateway/steps/settle.ts' && i.target === 'gateway/call' && i.typeOnly)).toBe(true)
     expect(IMPORTS.some((i) => i.from === 'gateway/gateway.ts' && i.target === 'gateway/call' && !i.typeOnly)).toBe(true)
+    // The console's answers are typed from the models it imports types of.
+    expect(IMPORTS.some((i) => i.from === 'console/agents.tsx' && i.target === 'modules/a2a-agents/model' && i.typeOnly)).toBe(
+      true,
+    )
   })
 
   for (const rule of RULES) {
@@ -148,10 +158,16 @@ describe('the architecture', () => {
     expect(probe('log.ts', 'config')).not.toEqual([])
     expect(probe('runtime.ts', 'modules/health/service', true)).not.toEqual([])
     expect(probe('console/requests.tsx', 'query/filter')).not.toEqual([])
+    // A model's values (its schemas, TypeBox and Elysia with them) would be bundled; its types are erased.
+    expect(probe('console/agents.tsx', 'modules/a2a-agents/model')).not.toEqual([])
+    expect(probe('console/agents.tsx', 'modules/a2a-agents/service', true)).not.toEqual([])
+    expect(probe('console/agents.tsx', 'query/model', true)).not.toEqual([])
     // And lets through what the layering allows.
     expect(probe('modules/teams/routes.ts', 'modules/teams/service')).toEqual([])
     expect(probe('modules/teams/service.ts', 'gateway/gateway', true)).toEqual([])
     expect(probe('gateway/gateway.ts', 'money/cost')).toEqual([])
     expect(probe('app.ts', 'modules/teams/routes')).toEqual([])
+    expect(probe('console/agents.tsx', 'modules/a2a-agents/model', true)).toEqual([])
+    expect(probe('console/requests.tsx', 'util/csv')).toEqual([])
   })
 })

@@ -119,6 +119,11 @@ describe.skipIf(!browserAvailable)('A2A agents, tool rates and tool calls, in ch
       await keyForm.waitFor({ state: 'detached' })
       const hint = `${AGENT_KEY.slice(0, 4)}…${AGENT_KEY.slice(-4)}`
       expect(await agents()).toEqual([expect.objectContaining({ hasKey: true, keyHint: hint })])
+      // The form closes at once; the card shows the hint once the list is read again.
+      await card
+        .locator('[data-fact="Key sent to the agent"]')
+        .filter({ hasText: `set (${hint})` })
+        .waitFor()
       expect(await card.locator('[data-fact="Key sent to the agent"]').textContent()).toBe(`set (${hint})`)
       expect(await page.content()).not.toContain(AGENT_KEY)
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Locator, Page } from 'playwright-core'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { DEFAULT_FALLBACK_STATUSES } from '../src/gateway/routing/chains'
 import { chat, data } from './support/budgets'
 import {
@@ -19,10 +20,12 @@ import {
  * refused, deleted, and the step that served each call), the response cache on the overview, and the
  * weights of provider keys; as the Owner, and as a Member who may read but not change them.
  */
+const LOOPBACK = parseAllowList('127.0.0.1') as NonNullable<ReturnType<typeof parseAllowList>>
 let world: ConsoleWorld
 
 beforeAll(async () => {
-  if (browserAvailable) world = await startConsoleWorld()
+  // A provider key's base URL is held to the egress policy: the fake provider listens on loopback.
+  if (browserAvailable) world = await startConsoleWorld({ egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }) })
 })
 afterAll(async () => {
   if (browserAvailable) await world.close()
@@ -199,7 +202,8 @@ describe.skipIf(!browserAvailable)('routing, the response cache and key weights 
         { model: 'gpt-4o' },
       ])
       expect(saved?.on.statusCodes).toEqual([...DEFAULT_FALLBACK_STATUSES])
-      expect(await smart.getByText('2 per step, 200 ms to 5,000 ms apart').count()).toBe(1)
+      // The card is back at once, and shows the saved chain once the list is read again.
+      await smart.getByText('2 per step, 200 ms to 5,000 ms apart').waitFor()
 
       // A second chain for the same model is the API's 409, shown beside the form.
       await form.getByLabel('Name', { exact: true }).fill('spare chain')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import {
   browserAvailable as available,
   BROWSER_TEST_MS,
@@ -14,6 +15,7 @@ import {
   startConsoleWorld,
 } from './support/console'
 
+const LOOPBACK = parseAllowList('127.0.0.1') as NonNullable<ReturnType<typeof parseAllowList>>
 let world: ConsoleWorld
 let h: ConsoleWorld['h']
 let fake: ConsoleWorld['fake']
@@ -24,7 +26,8 @@ let ownerSession: string
 
 beforeAll(async () => {
   if (!available) return
-  world = await startConsoleWorld()
+  // A provider key's base URL is held to the egress policy: the fake provider listens on loopback.
+  world = await startConsoleWorld({ egress: new EgressPolicy({ enabled: true, allow: LOOPBACK }) })
   ;({ h, fake, server, apiKey, orgId, ownerSession } = world)
 })
 afterAll(async () => {
@@ -477,6 +480,51 @@ describe.skipIf(!available)('the console, in chromium', () => {
 
       await page.getByRole('button', { name: `Delete ${shown}` }).click()
       await page.getByText('No rules').waitFor()
+      expect(errors, errors.join('\n')).toEqual([])
+      await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    'a call that cost a fraction of a cent shows its cost by its significant digits, in the list and in its detail, never as $0.00',
+    async () => {
+      // gpt-4o-mini at $0.01 and $0.02 per million tokens, for the fake's 1,000 prompt and 500 completion tokens: $0.00002.
+      const priced = await h.request('PUT', '/v1/model-prices', {
+        token: ownerSession,
+        body: { provider: 'openai', model: 'gpt-4o-mini', inputPerMillion: 0.01, outputPerMillion: 0.02 },
+      })
+      expect(priced.status).toBe(200)
+      const call = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a cheap call' }] }),
+      })
+      expect(call.status).toBe(200)
+      const requestId = call.headers.get('gw-id')
+      if (!requestId) throw new Error('the call answered no Gw-Id')
+      await call.text()
+      await h.requestLog.flush()
+      const stored = await h.request('POST', '/v1/request/query-ids', { token: ownerSession, body: { requestIds: [requestId] } })
+      const [logged] = ((await stored.json()) as { data: { requests: Array<{ cost: number | null }> } }).data.requests
+      expect(logged?.cost).toBeCloseTo(0.00002, 12)
+
+      const { page, errors } = await openPage()
+      await signIn(page)
+      await page.getByRole('link', { name: 'Requests' }).click()
+      // Newest first: the cheap call heads the list.
+      const newest = page.locator('tbody tr').first()
+      await newest.getByRole('cell', { name: 'gpt-4o-mini', exact: true }).waitFor()
+      expect(await newest.locator('[data-cost]').textContent()).toBe('$0.00002')
+      await newest.getByRole('button').click()
+      await page.getByRole('heading', { name: 'Request', exact: true }).waitFor()
+      const cost = page
+        .locator('dl.facts > div')
+        .filter({ has: page.getByText('Cost', { exact: true }) })
+        .locator('dd')
+      expect(await cost.textContent()).toBe('$0.00002')
+      await shot(page, 'request-sub-cent')
+      await h.request('DELETE', '/v1/model-prices?provider=openai&model=gpt-4o-mini', { token: ownerSession })
       expect(errors, errors.join('\n')).toEqual([])
       await page.close()
     },

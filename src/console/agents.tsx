@@ -1,45 +1,24 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { AgentView, ProbeView } from '../modules/a2a-agents/model'
+import type { ServerView } from '../modules/mcp-servers/model'
+import type { Rate as RateView } from '../modules/tool-rates/model'
 import { api } from './api'
-import { formatMs, formatUsdExact, formatWhen } from './format'
-import { ErrorNote, useAction, useList } from './ui'
+import { EditAndDelete, EditableList, type FormDone, type ItemActions, ItemForm } from './editable-list'
+import { formatMs, formatUsd, formatWhen } from './format'
+import { ErrorNote, fieldValue, useAction, useList } from './ui'
 
 /** An A2A agent as the API shows it: its key only as whether there is one and a hint. */
-interface Agent {
-  id: string
-  name: string
-  url: string
-  hasKey: boolean
-  keyHint?: string
-  card: Record<string, unknown> | null
-  createdAt: string
-  updatedAt: string
-}
+type Agent = typeof AgentView.static
+type AgentProbe = typeof ProbeView.static
+type Rate = typeof RateView.static
+/** What a rate names its server by. */
+type ServerName = Pick<typeof ServerView.static, 'id' | 'name'>
 
-interface AgentProbe {
-  ok: boolean
-  card: Record<string, unknown> | null
-  latencyMs: number
-  error: string | null
-}
-
+/** A skill as the card lists it; the card is the agent's own JSON, read defensively. */
 interface Skill {
   id: string
   name: string
   description: string | null
-}
-
-interface Rate {
-  id: string
-  serverId: string
-  tool: string
-  usdPerCall: number
-  createdAt: string
-  updatedAt: string
-}
-
-interface ServerName {
-  id: string
-  name: string
 }
 
 const AGENTS_PATH = '/v1/a2a/agents'
@@ -47,7 +26,6 @@ const RATES_PATH = '/v1/tool-rates'
 const agentPath = (agent: Agent) => `${AGENTS_PATH}/${encodeURIComponent(agent.id)}`
 const ANY = '*'
 
-const value = (event: Event) => (event.currentTarget as HTMLInputElement | HTMLSelectElement).value
 const text = (field: unknown): string | null => (typeof field === 'string' && field.trim() !== '' ? field : null)
 
 /** What a card says of itself, read defensively: a card is the agent's own JSON. */
@@ -73,15 +51,6 @@ const relayAddress = (agent: Agent) => `${location.origin}/a2a/${agent.id}`
  * changes them.
  */
 export function A2aAgents({ canWrite }: { canWrite: boolean }) {
-  const { items: agents, error, change } = useList<Agent>(AGENTS_PATH)
-  const [editing, setEditing] = useState<string>()
-  const [made, setMade] = useState(0)
-  const refresh = () => change(async () => undefined)
-  const remove = (agent: Agent) =>
-    change(async () => {
-      await api('DELETE', agentPath(agent))
-      if (editing === agent.id) setEditing(undefined)
-    })
   return (
     <section aria-labelledby="a2a-agents">
       <h2 id="a2a-agents">A2A agents</h2>
@@ -89,59 +58,18 @@ export function A2aAgents({ canWrite }: { canWrite: boolean }) {
         Agents the organization reaches over A2A. Callers send their JSON-RPC calls to gw's relay address with a gw API key; gw
         checks the access rules (an agent is named by its name), then forwards the call with the agent's own key.
       </p>
-      <ErrorNote error={error} />
-      {!agents && !error && <p class="muted">Loading…</p>}
-      {agents && agents.length === 0 && (
-        <p class="muted">No A2A agents registered{canWrite ? ': register one below by its name and URL.' : '.'}</p>
-      )}
-      {agents?.map((agent) =>
-        editing === agent.id ? (
-          <AgentForm
-            key={agent.id}
-            agent={agent}
-            onSaved={() => {
-              setEditing(undefined)
-              refresh()
-            }}
-            onCancel={() => setEditing(undefined)}
-          />
-        ) : (
-          <AgentCard
-            key={agent.id}
-            agent={agent}
-            canWrite={canWrite}
-            onChanged={refresh}
-            onEdit={() => setEditing(agent.id)}
-            onDelete={() => remove(agent)}
-          />
-        ),
-      )}
-      {canWrite && (
-        <AgentForm
-          key={`new-${made}`}
-          onSaved={() => {
-            setMade((count) => count + 1)
-            refresh()
-          }}
-        />
-      )}
+      <EditableList<Agent>
+        path={AGENTS_PATH}
+        canWrite={canWrite}
+        empty={`No A2A agents registered${canWrite ? ': register one below by its name and URL.' : '.'}`}
+        show={(agent, actions) => <AgentCard agent={agent} canWrite={canWrite} actions={actions} />}
+        form={(agent, done) => <AgentForm agent={agent} {...done} />}
+      />
     </section>
   )
 }
 
-function AgentCard({
-  agent,
-  canWrite,
-  onChanged,
-  onEdit,
-  onDelete,
-}: {
-  agent: Agent
-  canWrite: boolean
-  onChanged(): void
-  onEdit(): void
-  onDelete(): void
-}) {
+function AgentCard({ agent, canWrite, actions }: { agent: Agent; canWrite: boolean; actions: ItemActions }) {
   const [probe, setProbe] = useState<AgentProbe>()
   const [busy, setBusy] = useState(false)
   const [keying, setKeying] = useState(false)
@@ -149,7 +77,7 @@ function AgentCard({
   const runProbe = async () => {
     setProbe(undefined)
     setBusy(true)
-    if (await probing.run(async () => setProbe(await api<AgentProbe>('POST', `${agentPath(agent)}/probe`)))) onChanged()
+    if (await probing.run(async () => setProbe(await api<AgentProbe>('POST', `${agentPath(agent)}/probe`)))) actions.changed()
     setBusy(false)
   }
   const facts: Array<[string, string]> = [
@@ -190,12 +118,7 @@ function AgentCard({
           >
             {agent.hasKey ? 'Replace key' : 'Set key'}
           </button>
-          <button type="button" class="quiet" onClick={onEdit} aria-label={`Edit ${agent.name}`}>
-            Edit
-          </button>
-          <button type="button" class="danger" onClick={onDelete} aria-label={`Delete ${agent.name}`}>
-            Delete
-          </button>
+          <EditAndDelete name={agent.name} actions={actions} />
         </div>
       )}
       {canWrite && keying && (
@@ -203,7 +126,7 @@ function AgentCard({
           agent={agent}
           onSaved={() => {
             setKeying(false)
-            onChanged()
+            actions.changed()
           }}
           onCancel={() => setKeying(false)}
         />
@@ -255,71 +178,54 @@ function CardView({ agent, card }: { agent: Agent; card: Record<string, unknown>
 }
 
 /** The key gw sends the agent as a bearer token: typed, sent, and never shown again. */
-function KeyForm({ agent, onSaved, onCancel }: { agent: Agent; onSaved(): void; onCancel(): void }) {
-  const [key, setKey] = useState('')
-  const { error, run } = useAction()
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    if (await run(() => api('PUT', `${agentPath(agent)}/keys`, { key: key.trim() }))) {
-      setKey('')
-      onSaved()
-    }
-  }
+function KeyForm({ agent, ...done }: { agent: Agent } & FormDone) {
+  const send = (form: HTMLFormElement) =>
+    api('PUT', `${agentPath(agent)}/keys`, { key: String(new FormData(form).get('key') ?? '').trim() })
   return (
-    <form class="setting key-form" onSubmit={submit} aria-label={`Key of ${agent.name}`}>
-      <fieldset>
-        <legend>The key gw sends to {agent.name}</legend>
-        <label>
-          Key (kept sealed; shown afterwards only by its hint)
-          <input type="password" autoComplete="off" required value={key} onInput={(event) => setKey(value(event))} />
-        </label>
-        <ErrorNote error={error} />
-        <div class="actions">
-          <button type="submit">Save key</button>
-          <button type="button" class="quiet" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
-      </fieldset>
-    </form>
+    <ItemForm
+      name={`Key of ${agent.name}`}
+      legend={`The key gw sends to ${agent.name}`}
+      kind="key"
+      editing={false}
+      submit="Save key"
+      send={send}
+      {...done}
+    >
+      <label>
+        Key (kept sealed; shown afterwards only by its hint)
+        <input name="key" type="password" autoComplete="off" required />
+      </label>
+    </ItemForm>
   )
 }
 
 /** A new agent, or one renamed or moved (a new URL drops its card until the next probe). */
-function AgentForm({ agent, onSaved, onCancel }: { agent?: Agent; onSaved(): void; onCancel?(): void }) {
-  const { error, run } = useAction()
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const data = new FormData(event.currentTarget as HTMLFormElement)
+function AgentForm({ agent, ...done }: { agent: Agent | undefined } & FormDone) {
+  const send = (form: HTMLFormElement) => {
+    const data = new FormData(form)
     const body = { name: String(data.get('name') ?? '').trim(), url: String(data.get('url') ?? '').trim() }
-    if (await run(() => (agent ? api('PATCH', agentPath(agent), body) : api('POST', AGENTS_PATH, body)))) onSaved()
+    return agent ? api('PATCH', agentPath(agent), body) : api('POST', AGENTS_PATH, body)
   }
-  const name = agent ? `Edit ${agent.name}` : 'Register an A2A agent'
   return (
-    <form class={agent ? 'setting card agent-form' : 'setting agent-form'} onSubmit={submit} aria-label={name}>
-      <fieldset>
-        <legend>{name}</legend>
-        <div class="fields">
-          <label>
-            Name (what access rules name it by)
-            <input name="name" required maxLength={64} placeholder="support-bot" defaultValue={agent?.name ?? ''} />
-          </label>
-          <label class="url">
-            URL (its A2A endpoint)
-            <input name="url" required type="url" placeholder="https://agent.example.com/a2a" defaultValue={agent?.url ?? ''} />
-          </label>
-        </div>
-        <ErrorNote error={error} />
-        <div class="actions">
-          <button type="submit">{agent ? 'Save agent' : 'Register agent'}</button>
-          {onCancel && (
-            <button type="button" class="quiet" onClick={onCancel}>
-              Cancel
-            </button>
-          )}
-        </div>
-      </fieldset>
-    </form>
+    <ItemForm
+      name={agent ? `Edit ${agent.name}` : 'Register an A2A agent'}
+      kind="agent"
+      editing={agent !== undefined}
+      submit={agent ? 'Save agent' : 'Register agent'}
+      send={send}
+      {...done}
+    >
+      <div class="fields">
+        <label>
+          Name (what access rules name it by)
+          <input name="name" required maxLength={64} placeholder="support-bot" defaultValue={agent?.name ?? ''} />
+        </label>
+        <label class="url">
+          URL (its A2A endpoint)
+          <input name="url" required type="url" placeholder="https://agent.example.com/a2a" defaultValue={agent?.url ?? ''} />
+        </label>
+      </div>
+    </ItemForm>
   )
 }
 
@@ -371,7 +277,7 @@ export function ToolRates({ canWrite, serverChanges }: { canWrite: boolean; serv
               <tr key={rate.id} data-rate={rate.id}>
                 <td>{serverText(rate.serverId, servers)}</td>
                 <td>{rate.tool === ANY ? 'every tool' : <code>{rate.tool}</code>}</td>
-                <td>{formatUsdExact(rate.usdPerCall)}</td>
+                <td>{formatUsd(rate.usdPerCall, { exact: true })}</td>
                 <td>{formatWhen(rate.updatedAt)}</td>
                 {canWrite && (
                   <td>
@@ -422,7 +328,7 @@ function RateForm({ servers, onSaved }: { servers: ServerName[]; onSaved(): void
         <div class="fields">
           <label class="choice">
             Server
-            <select value={serverId} onChange={(event) => setServerId(value(event))}>
+            <select value={serverId} onChange={(event) => setServerId(fieldValue(event))}>
               <option value={ANY}>any server</option>
               {servers.map((server) => (
                 <option key={server.id} value={server.id}>
@@ -433,7 +339,7 @@ function RateForm({ servers, onSaved }: { servers: ServerName[]; onSaved(): void
           </label>
           <label>
             Tool (empty: every tool)
-            <input value={tool} placeholder="search_issues" maxLength={200} onInput={(event) => setTool(value(event))} />
+            <input value={tool} placeholder="search_issues" maxLength={200} onInput={(event) => setTool(fieldValue(event))} />
           </label>
           <label>
             USD per call
@@ -446,7 +352,7 @@ function RateForm({ servers, onSaved }: { servers: ServerName[]; onSaved(): void
               inputMode="decimal"
               value={usd}
               placeholder="0.002"
-              onInput={(event) => setUsd(value(event))}
+              onInput={(event) => setUsd(fieldValue(event))}
             />
           </label>
         </div>

@@ -1,22 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { AuditPage as AuditPageView } from '../modules/audit/model'
 import { api, session } from './api'
 import { ErrorNote, saveFile } from './ui'
 
-interface AuditEntry {
-  id: string
-  createdAt: string
-  actorId: string | null
-  principalKind: string
-  action: string
-  target: string | null
-  sourceIp: string | null
-  outcome: 'success' | 'failure'
-}
-
-interface AuditPage {
-  entries: AuditEntry[]
-  nextCursor: string | null
-}
+type AuditPage = typeof AuditPageView.static
 
 /** Who changed what: newest first, filtered by action, a page at a time; the window as CSV. */
 export function Audit({ orgId }: { orgId: string }) {

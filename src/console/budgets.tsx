@@ -1,72 +1,25 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import type {
+  AlertConfig as AlertConfigView,
+  Breaches as BreachesView,
+  BudgetSettings,
+  DowngradeMapping,
+  LimitStatus,
+  Sent,
+  Summary as SummaryView,
+  WindowSettings as WindowSettingsView,
+} from '../modules/budgets/model'
 import { api } from './api'
 import { formatCount, formatUsd, formatWhen } from './format'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
-type Metric = 'usd' | 'tokens' | 'requests'
-type Window = 'day' | 'week' | 'month' | { seconds: number }
-
-interface Limit {
-  id: string
-  kind: 'window' | 'velocity'
-  scope: { kind: string; id: string | null }
-  metric: Metric
-  /** USD for usd; tokens or requests otherwise. */
-  limit: number
-  window: Window
-  action: string
-  spent: number | null
-  reserved: number | null
-  remaining: number | null
-  windowStart: string | null
-  windowEnd: string | null
-  status: 'ok' | 'warning' | 'exceeded' | 'per_value'
-}
-
-interface WindowSettings {
-  timezone: string
-  weekStart: number
-  monthStartDay: number
-}
-
-interface AlertConfig {
-  thresholds: number[]
-  channels: string[]
-  configured: boolean
-}
-
-interface Mapping {
-  id: string
-  fromModel: string
-  toModel: string
-  atPercent: number | null
-  createdAt: string
-}
-
-interface Summary {
-  limits: Limit[]
-  windowSettings: WindowSettings
-  alertConfig: AlertConfig
-  downgradeMappings: Mapping[]
-}
-
-interface Breach {
-  id: string
-  kind: string
-  limitId: string | null
-  scope: { kind: string | null; id: string | null }
-  metric: string | null
-  spent: number | null
-  limit: number | null
-  message: string | null
-  createdBy: string | null
-  createdAt: string
-}
-
-interface BreachPage {
-  breaches: Breach[]
-  nextCursor: string | null
-}
+type Limit = typeof LimitStatus.static
+type WindowSettings = typeof WindowSettingsView.static
+type AlertConfig = typeof AlertConfigView.static
+type Mapping = typeof DowngradeMapping.static
+/** The limits with where each stands, and the settings they follow: two reads, shown together. */
+type Summary = { limits: typeof SummaryView.static } & typeof BudgetSettings.static
+type BreachPage = typeof BreachesView.static
 
 const SCOPES = [
   { kind: 'org', label: 'the organization' },
@@ -122,8 +75,8 @@ export function Budgets({ can }: PageProps) {
   const [readError, setReadError] = useState<string>()
   const reload = async () => {
     const [limits, settings] = await Promise.all([
-      api<Summary['limits']>('GET', '/v1/budget/summary'),
-      api<Omit<Summary, 'limits'>>('GET', '/v1/budget/settings'),
+      api<typeof SummaryView.static>('GET', '/v1/budget/summary'),
+      api<typeof BudgetSettings.static>('GET', '/v1/budget/settings'),
     ])
     setSummary({ limits, ...settings })
     setReadAt(new Date())
@@ -763,7 +716,7 @@ function Breaches({ limits, canWrite }: { limits: Limit[]; canWrite: boolean }) 
   const notify = () =>
     run(async () => {
       setSent(undefined)
-      setSent((await api<{ deliveries: number }>('POST', '/v1/budget/notify', {})).deliveries)
+      setSent((await api<typeof Sent.static>('POST', '/v1/budget/notify', {})).deliveries)
     })
 
   const breaches = pages.flatMap((page) => page.breaches)

@@ -1,11 +1,26 @@
 import 'uplot/dist/uPlot.min.css'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 
 /** Axis steps for counts: 1, 2, 5, 10, 20, 50, ... */
 const WHOLE_STEPS = [1, 2, 5]
   .flatMap((step) => [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000].map((scale) => step * scale))
   .sort((a, b) => a - b)
+
+const bucketTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' })
+
+/**
+ * The value axis as wide as its longest label ($0.00006 is wider than 2), measured in uPlot's own axis
+ * font: a fixed width cut the long ones off at the chart's edge.
+ */
+const AXIS_FONT_PX = 12
+const TICK_AND_GAP_PX = 16
+const valueAxisSize = (plot: uPlot, labels: string[] | null): number => {
+  const ratio = devicePixelRatio || 1
+  plot.ctx.font = `${Math.round(AXIS_FONT_PX * ratio)}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`
+  const widest = Math.max(0, ...(labels ?? []).map((label) => plot.ctx.measureText(label).width / ratio))
+  return Math.ceil(widest) + TICK_AND_GAP_PX
+}
 
 export interface SeriesPoint {
   /** Local start of the bucket, ISO 8601 without a zone. */
@@ -15,24 +30,30 @@ export interface SeriesPoint {
 
 /**
  * One measure over time, as a line with its points marked: read by its title, axes and values, never
- * by colour alone. It takes the width of its container.
+ * by colour alone. Under it, the value of the point the pointer is on (the latest one otherwise), in the
+ * measure's own format. It takes the width of its container.
  */
 export function Chart({
   title,
   points,
   format,
+  axisFormat = format,
   whole = false,
 }: {
   title: string
   points: SeriesPoint[]
   format(value: number): string
+  /** The axis's labels, when its round steps need another format than the values (every digit of a price). */
+  axisFormat?(value: number): string
   /** A count: its axis steps by whole numbers (no "0.5 requests"). */
   whole?: boolean
 }) {
   const holder = useRef<HTMLDivElement>(null)
+  const [pointed, setPointed] = useState<number | null>(null)
   const empty = points.every((point) => point.value === null)
   useEffect(() => {
     const element = holder.current
+    setPointed(null)
     if (!element || empty) return
     const data: uPlot.AlignedData = [
       points.map((point) => new Date(point.time).getTime() / 1000),
@@ -53,12 +74,13 @@ export function Chart({
           axis,
           {
             ...axis,
-            size: 70,
+            size: valueAxisSize,
             ...(whole ? { incrs: WHOLE_STEPS } : {}),
-            values: (_u, ticks) => ticks.map((tick) => format(tick)),
+            values: (_u, ticks) => ticks.map((tick) => axisFormat(tick)),
           },
         ],
         series: [{}, { label: title, stroke: accent, width: 2, points: { show: true, size: 4 } }],
+        hooks: { setCursor: [(u) => setPointed(u.cursor.idx ?? null)] },
       },
       data,
       element,
@@ -70,13 +92,23 @@ export function Chart({
       plot.destroy()
     }
   }, [points])
+  const latest = points.findLastIndex((point) => point.value !== null)
+  const shown = points[pointed ?? latest]
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
       {empty ? (
         <p class="muted empty-chart">No values in this window.</p>
       ) : (
-        <div ref={holder} role="img" aria-label={`${title} over time`} />
+        <>
+          <div ref={holder} role="img" aria-label={`${title} over time`} />
+          {shown && (
+            <p class="muted readout" data-readout>
+              {pointed === null ? 'Latest, ' : ''}
+              {bucketTime.format(new Date(shown.time))}: {shown.value === null ? '-' : format(shown.value)}
+            </p>
+          )}
+        </>
       )}
     </figure>
   )

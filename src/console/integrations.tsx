@@ -1,15 +1,9 @@
 import { useState } from 'preact/hooks'
+import type { IntegrationView, MeterEventResult, SlackChannel } from '../modules/integrations/model'
 import { api } from './api'
 import { ErrorNote, type PageProps, useAction, useList } from './ui'
 
-interface Integration {
-  id: string
-  type: 'slack' | 'stripe'
-  active: boolean
-  settings: Record<string, string>
-  secrets: string[]
-  updatedAt: string
-}
+type Integration = typeof IntegrationView.static
 
 /** Each type's settings as the form asks for them; secret ones are typed as passwords and never shown back. */
 const TYPES = {
@@ -133,7 +127,7 @@ function IntegrationCard({
 }
 
 function SlackChannels() {
-  const [channels, setChannels] = useState<Array<{ id: string; name: string; private: boolean }>>()
+  const [channels, setChannels] = useState<Array<typeof SlackChannel.static>>()
   const { error, run } = useAction()
   return (
     <div>
@@ -166,7 +160,7 @@ function StripeTest({ integrationId }: { integrationId: string }) {
     event.preventDefault()
     const data = new FormData(event.currentTarget as HTMLFormElement)
     run(async () => {
-      const answer = await api<{ identifier: string; eventName: string }>(
+      const answer = await api<typeof MeterEventResult.static>(
         'POST',
         `/v1/integration/${encodeURIComponent(integrationId)}/stripe/test-meter-event`,
         { customerId: String(data.get('customerId')).trim(), value: Number(data.get('value')) },

@@ -1,26 +1,20 @@
 import { useEffect, useState } from 'preact/hooks'
+import type {
+  ApiKey as ApiKeyView,
+  ScopeEntitlement as EntitlementView,
+  IssuedApiKey as IssuedKeyView,
+} from '../modules/api-keys/model'
 import { api } from './api'
 import { formatWhen } from './format'
 import { ErrorNote, ShownOnce, useList } from './ui'
 
 /** An API key as the list shows it: a proxy key has a provider key. */
-export interface ApiKey {
-  id: string
-  name: string
-  prefix: string
-  scopes: string[]
-  providerKeyId: string | null
-  createdAt: string
-  lastUsedAt: string | null
-  expiresAt: string | null
-  revokedAt: string | null
-}
+export type ApiKey = typeof ApiKeyView.static
+/** A key just made: its secret is in this answer only. */
+export type IssuedApiKey = typeof IssuedKeyView.static
 
 /** The scopes a key may be given: capabilities, and the allowlist forms (`model:<id>`, ...). */
-export interface ScopeEntitlement {
-  capabilities: string[]
-  allowlists: string[]
-}
+export type ScopeEntitlement = Pick<typeof EntitlementView.static, 'capabilities' | 'allowlists'>
 
 const NO_SCOPES: ScopeEntitlement = { capabilities: [], allowlists: [] }
 
@@ -46,7 +40,7 @@ export function Keys({ canWrite }: { canWrite: boolean }) {
     const data = new FormData(form)
     const scopes = data.getAll('scope').map(String)
     const created = await change(async () => {
-      const key = await api<ApiKey & { key: string }>('POST', '/v1/api-keys', {
+      const key = await api<IssuedApiKey>('POST', '/v1/api-keys', {
         name: data.get('name'),
         ...(scopes.length > 0 ? { scopes } : {}),
       })

@@ -1,12 +1,14 @@
 import type { ComponentChildren } from 'preact'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import type { MyPermissions } from '../modules/organization/model'
+import { AccessRules } from './access-rules'
 import { api, type Session, session } from './api'
 import { Audit } from './audit'
 import { Budgets } from './budgets'
-import { Governance } from './governance'
 import { Integrations } from './integrations'
 import { Keys } from './keys'
+import { McpServers } from './mcp-servers'
 import { Members } from './members'
 import { Overview } from './overview'
 import { Prices } from './prices'
@@ -56,7 +58,19 @@ const PAGES: readonly PageEntry[] = [
   { hash: '#/members', title: 'Members', group: 'Access', show: (p) => <Members {...p} /> },
   { hash: '#/roles', title: 'Roles', group: 'Access', show: (p) => <Roles {...p} /> },
   { hash: '#/teams', title: 'Teams', group: 'Access', show: (p) => <Teams {...p} /> },
-  { hash: '#/governance', title: 'Governance', group: 'Access', needs: 'org.read', show: (p) => <Governance {...p} /> },
+  {
+    hash: '#/governance',
+    title: 'Governance',
+    group: 'Access',
+    needs: 'org.read',
+    // The rules, then what they name: the MCP servers and agents the organisation reaches.
+    show: (p) => (
+      <>
+        <AccessRules {...p} />
+        <McpServers {...p} />
+      </>
+    ),
+  },
   {
     hash: '#/rate-limits',
     title: 'Rate limits',
@@ -112,7 +126,7 @@ function usePermissions(current: Session | undefined) {
   const [reads, setReads] = useState(0)
   useEffect(() => {
     if (!current) return
-    api<{ permissions: string[] }>('GET', `/v1/organization/${encodeURIComponent(current.orgId)}/permissions/me`)
+    api<typeof MyPermissions.static>('GET', `/v1/organization/${encodeURIComponent(current.orgId)}/permissions/me`)
       .then((me) => setPermissions(new Set(me.permissions)))
       .catch(() => setPermissions(new Set()))
   }, [current, reads])

@@ -1,21 +1,10 @@
 import { useState } from 'preact/hooks'
+import type { AddedMember, ListedMember } from '../modules/members/model'
 import { api } from './api'
 import { assignableRoles, type Role, roleName, rolesPath } from './roles'
 import { ErrorNote, type PageProps, ShownOnce, useList } from './ui'
 
-export interface Member {
-  userId: string
-  email: string
-  role: string
-  joinedAt: string
-}
-
-interface Added {
-  userId: string
-  role: string
-  inviteToken?: string
-  inviteExpiresAt?: string
-}
+export type Member = typeof ListedMember.static
 
 export const membersPath = (orgId: string) => `/v1/organization/${encodeURIComponent(orgId)}/members`
 
@@ -81,7 +70,7 @@ export function Members({ orgId, userId, can, reloadPermissions }: PageProps) {
     setInvite(undefined)
     setNotice(undefined)
     const added = await change(async () => {
-      const answer = await api<Added>('POST', `${base}/add_member`, { email, role: data.get('role') })
+      const answer = await api<typeof AddedMember.static>('POST', `${base}/add_member`, { email, role: data.get('role') })
       if (answer.inviteToken && answer.inviteExpiresAt)
         setInvite({ email, token: answer.inviteToken, expiresAt: answer.inviteExpiresAt })
       else setNotice(`${email} was added; they sign in with the password they already have.`)

@@ -1,9 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { CacheSavingsResult, Group as GroupView, PropertyKeys } from '../modules/analytics/model'
 import { api } from './api'
 import { Chart, type SeriesPoint } from './chart'
 import { formatCount, formatMs, formatUsd } from './format'
+import { timeWindow, WindowBar, type WindowId, windowOf } from './time-window'
 import { ErrorNote } from './ui'
 
+type Group = typeof GroupView.static
+
+/** The window's figures, gathered from several metrics. */
 interface Figures {
   requests: number
   cost: number
@@ -15,35 +20,39 @@ interface Figures {
   cacheSavings: number
 }
 
-interface CacheSavings {
-  savings: number
-  cacheReadTokens: number
-  promptCacheSavings: number
-  responseCacheHits: number
-  responseCacheSavings: number
-}
-
 const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 })
 
+/**
+ * What a metric answers. Its schema is made from the metric's spec when the routes are built, so there
+ * is no static type to take: a scalar is its measures, a series its points with theirs.
+ */
+type Scalar<M extends string, V = number> = Record<M, V>
 type Rows = Array<Record<string, unknown>>
 
-/** Each chart: its title, the metric that answers it, the measure it draws, and how its axis reads. */
-const CHARTS = [
+/** A chart: its title, the metric that answers it, the measure it draws, and how its values and axis read. */
+interface ChartSpec {
+  title: string
+  metric: string
+  measure: string
+  format(value: number): string
+  axisFormat?(value: number): string
+  whole: boolean
+}
+
+const CHARTS: readonly ChartSpec[] = [
   { title: 'Requests', metric: 'requestOverTime', measure: 'count', format: formatCount, whole: true },
-  { title: 'Cost', metric: 'costOverTime', measure: 'cost', format: formatUsd, whole: false },
+  {
+    title: 'Cost',
+    metric: 'costOverTime',
+    measure: 'cost',
+    format: formatUsd,
+    axisFormat: (value: number) => formatUsd(value, { exact: true }),
+    whole: false,
+  },
   { title: 'Errors', metric: 'errorOverTime', measure: 'errors', format: formatCount, whole: true },
   { title: 'Latency', metric: 'latencyOverTime', measure: 'latencyMs', format: formatMs, whole: false },
   { title: 'Time to first token', metric: 'timeToFirstToken', measure: 'timeToFirstTokenMs', format: formatMs, whole: false },
-] as const
-
-const WINDOWS = [
-  { id: '1h', label: 'Last hour', hours: 1, bucket: 'min' },
-  { id: '24h', label: 'Last 24 hours', hours: 24, bucket: 'hour' },
-  { id: '7d', label: 'Last 7 days', hours: 24 * 7, bucket: 'day' },
-  { id: '30d', label: 'Last 30 days', hours: 24 * 30, bucket: 'day' },
-  { id: '90d', label: 'Last 90 days', hours: 24 * 90, bucket: 'week' },
-] as const
-type WindowId = (typeof WINDOWS)[number]['id']
+]
 
 const BUCKETS = [
   { id: 'min', label: 'Minute' },
@@ -60,26 +69,11 @@ const TOPS = [
   { title: 'Top users', groupBy: 'user' },
 ] as const
 
-interface Group {
-  key: string | null
-  requests: number
-  cost: number
-}
-
 const pointsOf = (rows: Rows, measure: string): SeriesPoint[] =>
   rows.map((row) => ({ time: String(row.time), value: typeof row[measure] === 'number' ? (row[measure] as number) : null }))
 
 /** The window's metrics body, in the caller's own time zone. */
-function windowBody(windowId: WindowId, bucket: BucketId) {
-  const chosen = WINDOWS.find((w) => w.id === windowId) ?? WINDOWS[1]
-  const end = new Date()
-  return {
-    filter: 'all',
-    timeFilter: { start: new Date(end.getTime() - chosen.hours * 3_600_000).toISOString(), end: end.toISOString() },
-    timeZoneDifference: -end.getTimezoneOffset(),
-    dbIncrement: bucket,
-  }
-}
+const windowBody = (windowId: WindowId, bucket: BucketId) => ({ filter: 'all', ...timeWindow(windowId), dbIncrement: bucket })
 
 /** The window at a glance: its totals, each measure over time, and where the traffic and spend go. */
 export function Overview() {
@@ -93,12 +87,12 @@ export function Overview() {
     const metric = <T,>(name: string) => api<T>('POST', `/v1/metrics/${name}`, body)
     setError(undefined)
     Promise.all([
-      metric<{ count: number }>('totalRequests'),
-      metric<{ cost: number }>('totalCost'),
-      metric<{ latencyMs: number | null }>('averageLatency'),
-      metric<{ timeToFirstTokenMs: number | null }>('averageTimeToFirstToken'),
-      metric<Array<{ count: number }>>('errorBreakdown'),
-      metric<CacheSavings>('cacheSavings'),
+      metric<Scalar<'count'>>('totalRequests'),
+      metric<Scalar<'cost'>>('totalCost'),
+      metric<Scalar<'latencyMs', number | null>>('averageLatency'),
+      metric<Scalar<'timeToFirstTokenMs', number | null>>('averageTimeToFirstToken'),
+      metric<Array<Scalar<'count'>>>('errorBreakdown'),
+      metric<typeof CacheSavingsResult.static>('cacheSavings'),
     ])
       .then(([requests, cost, latency, firstToken, breakdown, cache]) =>
         setFigures({
@@ -121,25 +115,12 @@ export function Overview() {
   }, [windowId, bucket])
   const chooseWindow = (id: WindowId) => {
     setWindowId(id)
-    setBucket(WINDOWS.find((w) => w.id === id)?.bucket ?? 'hour')
+    setBucket(windowOf(id).bucket)
   }
   return (
     <section class="overview" aria-labelledby="overview">
       <h1 id="overview">Overview</h1>
-      <div class="toolbar">
-        <label>
-          Window
-          <select
-            value={windowId}
-            onChange={(event) => chooseWindow((event.currentTarget as HTMLSelectElement).value as WindowId)}
-          >
-            {WINDOWS.map((w) => (
-              <option key={w.id} value={w.id}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+      <WindowBar value={windowId} onChange={chooseWindow}>
         <label>
           Bucket
           <select value={bucket} onChange={(event) => setBucket((event.currentTarget as HTMLSelectElement).value as BucketId)}>
@@ -150,8 +131,7 @@ export function Overview() {
             ))}
           </select>
         </label>
-        <span class="muted">Times in {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
-      </div>
+      </WindowBar>
       <ErrorNote error={error} />
       {!figures && !error && <p class="muted">Loading…</p>}
       {figures && (
@@ -171,7 +151,14 @@ export function Overview() {
       {series && (
         <div class="charts">
           {CHARTS.map((chart, i) => (
-            <Chart key={chart.title} title={chart.title} points={series[i] ?? []} format={chart.format} whole={chart.whole} />
+            <Chart
+              key={chart.title}
+              title={chart.title}
+              points={series[i] ?? []}
+              format={chart.format}
+              axisFormat={chart.axisFormat}
+              whole={chart.whole}
+            />
           ))}
         </div>
       )}
@@ -221,7 +208,7 @@ function TopProperties({ windowId, bucket }: { windowId: WindowId; bucket: Bucke
   useEffect(() => {
     const body = windowBody(windowId, bucket)
     setError(undefined)
-    api<string[]>('POST', '/v1/property/query', { ...body, limit: 5 })
+    api<typeof PropertyKeys.static>('POST', '/v1/property/query', { ...body, limit: 5 })
       .then((names) =>
         Promise.all(
           names.map(async (name) => {

@@ -1,28 +1,18 @@
 import { useState } from 'preact/hooks'
+import type { Imported, Price as PriceView } from '../modules/model-prices/model'
 import { api } from './api'
 import { formatCount, formatUsd, formatWhen } from './format'
 import { ErrorNote, useAction, useList } from './ui'
 
-interface Price {
-  id: string
-  provider: string
-  model: string
-  inputPerMillion: number
-  outputPerMillion: number
-  cacheReadPerMillion: number | null
-  cacheWritePerMillion: number | null
-  perRequest: number | null
-  maxOutputTokens: number | null
-  effectiveFrom: string
-  inForce: boolean
-  createdAt: string
-}
+type Price = typeof PriceView.static
 
 const PROVIDERS = ['openai', 'anthropic'] as const
 /** The optional fields of a price: an empty input leaves the field out, so the built-in row's value or the input rate applies. */
 const OPTIONAL_USD = ['cacheReadPerMillion', 'cacheWritePerMillion', 'perRequest'] as const
 
-const usdOrDash = (value: number | null) => (value === null ? '-' : formatUsd(value))
+/** A price as it was set, every digit of it: $0.075 per million is not $0.08. */
+const asSet = (value: number) => formatUsd(value, { exact: true })
+const asSetOrDash = (value: number | null) => (value === null ? '-' : asSet(value))
 
 /**
  * The time a datetime-local input holds (the reader's own clock, no zone) as the instant the API takes,
@@ -82,11 +72,11 @@ export function Prices({ canWrite }: { canWrite: boolean }) {
                 <td>
                   <code>{price.model}</code>
                 </td>
-                <td>{formatUsd(price.inputPerMillion)}</td>
-                <td>{formatUsd(price.outputPerMillion)}</td>
-                <td>{usdOrDash(price.cacheReadPerMillion)}</td>
-                <td>{usdOrDash(price.cacheWritePerMillion)}</td>
-                <td>{usdOrDash(price.perRequest)}</td>
+                <td>{asSet(price.inputPerMillion)}</td>
+                <td>{asSet(price.outputPerMillion)}</td>
+                <td>{asSetOrDash(price.cacheReadPerMillion)}</td>
+                <td>{asSetOrDash(price.cacheWritePerMillion)}</td>
+                <td>{asSetOrDash(price.perRequest)}</td>
                 <td>{price.maxOutputTokens === null ? 'built-in' : formatCount(price.maxOutputTokens)}</td>
                 <td>{formatWhen(price.effectiveFrom)}</td>
                 <td data-in-force>{price.inForce ? 'yes' : 'no'}</td>
@@ -241,7 +231,7 @@ function ImportForm({ onImported }: { onImported(): void }) {
       body = { format, mode, rows }
     } else body = { format, mode, csv: text }
     const imported = await run(async () => {
-      const answer = await api<{ imported: number; replaced: number }>('PUT', '/v1/model-prices/import', body)
+      const answer = await api<typeof Imported.static>('PUT', '/v1/model-prices/import', body)
       setDone(
         `Imported ${formatCount(answer.imported)} ${answer.imported === 1 ? 'price' : 'prices'}` +
           (mode === 'replace' ? `, ${formatCount(answer.replaced)} removed` : ''),

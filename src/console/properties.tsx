@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { PropertyKeys } from '../modules/analytics/model'
+import type { HiddenProperty } from '../modules/saved-views/model'
 import { api } from './api'
 import { formatCount, formatUsd, formatWhen } from './format'
-import { type Group, lastThirtyDays, WINDOW_NOTE } from './sessions'
+import { type Group, groupedBody, TRAFFIC_WINDOW } from './sessions'
+import { WindowBar, type WindowId } from './time-window'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
-interface Hidden {
-  key: string
-  hiddenAt: string
-}
+type Hidden = typeof HiddenProperty.static
 
 const TOP = 10
 
@@ -18,7 +18,8 @@ const TOP = 10
  */
 export function Properties({ can }: PageProps) {
   const canWrite = can('org.settings.write')
-  const [names, setNames] = useState<string[]>()
+  const [windowId, setWindowId] = useState(TRAFFIC_WINDOW)
+  const [names, setNames] = useState<typeof PropertyKeys.static>()
   const [hidden, setHidden] = useState<Hidden[]>()
   const [selected, setSelected] = useState<string>()
   const { error, setError, run } = useAction()
@@ -26,7 +27,7 @@ export function Properties({ can }: PageProps) {
   const [version, setVersion] = useState(0)
   useEffect(() => {
     Promise.all([
-      api<string[]>('POST', '/v1/property/query', lastThirtyDays()),
+      api<typeof PropertyKeys.static>('POST', '/v1/property/query', groupedBody(windowId)),
       api<Hidden[]>('POST', '/v1/property/hidden/query', {}),
     ])
       .then(([shown, hiddenNow]) => {
@@ -34,7 +35,7 @@ export function Properties({ can }: PageProps) {
         setHidden(hiddenNow)
       })
       .catch((failure: Error) => setError(failure.message))
-  }, [version])
+  }, [version, windowId])
 
   const change = (path: string, key: string) =>
     run(async () => {
@@ -46,7 +47,8 @@ export function Properties({ can }: PageProps) {
   return (
     <section class="traffic" aria-labelledby="properties">
       <h1 id="properties">Properties</h1>
-      <p class="muted">Names of the Gw-Property-* headers calls carried. {WINDOW_NOTE}</p>
+      <p class="muted">Names of the Gw-Property-* headers calls carried.</p>
+      <WindowBar value={windowId} onChange={setWindowId} />
       <ErrorNote error={error} />
       {!names && !error && <p class="muted">Loading…</p>}
       {names && names.length === 0 && <p class="muted">No properties in this window.</p>}
@@ -89,7 +91,7 @@ export function Properties({ can }: PageProps) {
           </tbody>
         </table>
       )}
-      {selected && <PropertyValues key={selected} name={selected} />}
+      {selected && <PropertyValues key={selected} name={selected} windowId={windowId} />}
       <h2>Hidden properties</h2>
       <p class="muted">Left out of the property views and the overview; their values stay in the request log.</p>
       {hidden && hidden.length === 0 && <p class="muted">No hidden properties.</p>}
@@ -129,7 +131,7 @@ export function Properties({ can }: PageProps) {
 }
 
 /** One property's values: the costliest and the busiest, or those that contain a searched text. */
-function PropertyValues({ name }: { name: string }) {
+function PropertyValues({ name, windowId }: { name: string; windowId: WindowId }) {
   const [search, setSearch] = useState('')
   const base = `/v1/property/${encodeURIComponent(name)}`
   const find = (event: Event) => {
@@ -155,11 +157,11 @@ function PropertyValues({ name }: { name: string }) {
       </form>
       <div class="tops">
         {search ? (
-          <Values title={`Values containing “${search}”`} path={`${base}/search`} search={search} />
+          <Values title={`Values containing “${search}”`} path={`${base}/search`} windowId={windowId} search={search} />
         ) : (
           <>
-            <Values title="By cost" path={`${base}/top-costs/query`} />
-            <Values title="By requests" path={`${base}/top-requests/query`} />
+            <Values title="By cost" path={`${base}/top-costs/query`} windowId={windowId} />
+            <Values title="By requests" path={`${base}/top-requests/query`} windowId={windowId} />
           </>
         )}
       </div>
@@ -167,16 +169,16 @@ function PropertyValues({ name }: { name: string }) {
   )
 }
 
-function Values({ title, path, search }: { title: string; path: string; search?: string }) {
+function Values({ title, path, windowId, search }: { title: string; path: string; windowId: WindowId; search?: string }) {
   const [values, setValues] = useState<Group[]>()
   const [error, setError] = useState<string>()
   useEffect(() => {
     setValues(undefined)
     setError(undefined)
-    api<Group[]>('POST', path, { ...lastThirtyDays(), limit: TOP, ...(search ? { search } : {}) })
+    api<Group[]>('POST', path, { ...groupedBody(windowId), limit: TOP, ...(search ? { search } : {}) })
       .then(setValues)
       .catch((failure: Error) => setError(failure.message))
-  }, [path, search])
+  }, [path, search, windowId])
   return (
     <figure class="top" aria-label={title}>
       <figcaption>{title}</figcaption>

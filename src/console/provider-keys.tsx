@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks'
+import type { ProviderKey as ProviderKeyView } from '../modules/provider-keys/model'
 import { api } from './api'
 import { ErrorNote, useList } from './ui'
 
-export interface ProviderKey {
-  id: string
-  provider: 'openai' | 'anthropic'
-  name: string
-  baseUrl: string | null
-  /** The key's share of its provider's calls among the organisation's keys; 0: standby. */
-  weight: number
-  secret: string
-  createdAt: string
-}
+/** A provider key as the API shows it: the secret masked; its weight is its share of the provider's calls. */
+export type ProviderKey = typeof ProviderKeyView.static
 
 export const PROVIDER_KEYS_PATH = '/v1/api-keys/provider-keys'
 const MAX_WEIGHT = 1_000

@@ -1,14 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from './api'
 import { formatWhen } from './format'
-import { type ApiKey, type ScopeEntitlement, useScopeEntitlement } from './keys'
+import { type ApiKey, type IssuedApiKey, type ScopeEntitlement, useScopeEntitlement } from './keys'
+import type { ProviderKey } from './provider-keys'
 import { ErrorNote, type PageProps, ShownOnce, useList } from './ui'
-
-interface ProviderKey {
-  id: string
-  provider: string
-  name: string
-}
 
 const state = (key: ApiKey) =>
   key.revokedAt ? 'revoked' : key.expiresAt && new Date(key.expiresAt).getTime() <= Date.now() ? 'expired' : 'active'
@@ -96,7 +91,7 @@ export function ProxyKeys({ can }: PageProps) {
     const data = new FormData(form)
     const scopes = scopesOf(form)
     const created = await change(async () => {
-      const key = await api<ApiKey & { key: string }>('POST', '/v1/api-keys/proxy-key', {
+      const key = await api<IssuedApiKey>('POST', '/v1/api-keys/proxy-key', {
         name: data.get('name'),
         providerKeyId: data.get('providerKeyId'),
         ...(scopes.length > 0 ? { scopes } : {}),

@@ -1,15 +1,8 @@
+import type { Rule as RuleView } from '../modules/rate-limits/model'
 import { api } from './api'
 import { ErrorNote, useList } from './ui'
 
-interface Rule {
-  id: string
-  quota: number
-  windowSeconds: number
-  unit: string
-  segment: string
-  property: string | null
-  policy: string
-}
+type Rule = typeof RuleView.static
 
 /** The organisation's rate-limit rules; set by those who hold spend_controls.write, on the Growth tier or above. */
 export function RateLimits({ canWrite }: { canWrite: boolean }) {

@@ -1,45 +1,15 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import type { A2aCalls as A2aPage, McpSummary, McpToolCalls } from '../modules/relayed-calls/model'
 import { api } from './api'
-import { formatCount, formatMs, formatUsdExact, formatWhen } from './format'
+import { formatCount, formatMs, formatUsd, formatWhen } from './format'
+import { timeWindow, WindowBar, type WindowId } from './time-window'
 import { ErrorNote } from './ui'
 
-/** The figures of a window's calls; cost in USD. */
-interface Stats {
-  calls: number
-  errors: number
-  averageLatencyMs: number | null
-  cost: number
-}
-
-interface Call {
-  id: string
-  createdAt: string
-  status: 'success' | 'error'
-  latencyMs: number | null
-  cost: number | null
-  error: string | null
-}
-
-interface McpCall extends Call {
-  serverId: string
-  serverName: string
-  toolName: string
-}
-
-interface A2aCall extends Call {
-  agentId: string
-  agentName: string
-  skill: string | null
-}
-
-const WINDOWS = [
-  { id: '1h', label: 'Last hour', hours: 1 },
-  { id: '24h', label: 'Last 24 hours', hours: 24 },
-  { id: '7d', label: 'Last 7 days', hours: 24 * 7 },
-  { id: '30d', label: 'Last 30 days', hours: 24 * 30 },
-] as const
-type WindowId = (typeof WINDOWS)[number]['id']
+/** The figures of a window's calls, which both summaries answer; cost in USD. */
+type Stats = Pick<typeof McpSummary.static, 'calls' | 'errors' | 'averageLatencyMs' | 'cost'>
+type McpCall = (typeof McpToolCalls.static)['calls'][number]
+type A2aCall = (typeof A2aPage.static)['calls'][number]
 
 const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' })
 const dayAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' })
@@ -58,16 +28,6 @@ function When({ iso }: { iso: string }) {
 /** The most recent calls shown of each kind. */
 const RECENT = 50
 
-/** The window's body as these views take it (a time window alone: the request filter does not reach them). */
-function windowBody(windowId: WindowId) {
-  const hours = WINDOWS.find((w) => w.id === windowId)?.hours ?? 24
-  const end = new Date()
-  return {
-    timeFilter: { start: new Date(end.getTime() - hours * 3_600_000).toISOString(), end: end.toISOString() },
-    timeZoneDifference: -end.getTimezoneOffset(),
-  }
-}
-
 /**
  * The calls gw relays besides model calls: MCP tool calls (through gw's own MCP server at /mcp) and
  * A2A agent calls (through the relay at /a2a/{agent}), each as a summary of the window and its most
@@ -79,38 +39,27 @@ export function RelayedCalls() {
   return (
     <section class="traffic relayed" aria-labelledby="tool-calls">
       <h1 id="tool-calls">Tool calls</h1>
-      <div class="toolbar">
-        <label>
-          Window
-          <select
-            value={windowId}
-            onChange={(event) => setWindowId((event.currentTarget as HTMLSelectElement).value as WindowId)}
-          >
-            {WINDOWS.map((w) => (
-              <option key={w.id} value={w.id}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+      <WindowBar value={windowId} onChange={setWindowId}>
         <button type="button" class="quiet" onClick={() => setReads((count) => count + 1)}>
           Refresh
         </button>
-        <span class="muted">Times in {Intl.DateTimeFormat().resolvedOptions().timeZone}</span>
-      </div>
+      </WindowBar>
       <McpCalls windowId={windowId} reads={reads} />
       <A2aCalls windowId={windowId} reads={reads} />
     </section>
   )
 }
 
-/** A summary and a page of calls read together for a window; read again when the window or `reads` changes. */
+/**
+ * A summary and a page of calls read together for a window (a time window alone: the request filter does
+ * not reach these views); read again when the window or `reads` changes.
+ */
 function useCalls<C>(summaryPath: string, callsPath: string, windowId: WindowId, reads: number) {
   const [summary, setSummary] = useState<Stats>()
   const [calls, setCalls] = useState<C[]>()
   const [error, setError] = useState<string>()
   useEffect(() => {
-    const body = windowBody(windowId)
+    const body = timeWindow(windowId)
     setError(undefined)
     Promise.all([api<Stats>('POST', summaryPath, body), api<{ calls: C[] }>('POST', callsPath, { ...body, limit: RECENT })])
       .then(([stats, page]) => {
@@ -136,14 +85,14 @@ function SummaryLine({ label, summary }: { label: string; summary: Stats }) {
       {/* Agent calls are not priced: a cost of theirs would always read $0. */}
       {label === 'mcp' && (
         <>
-          , cost <strong>{formatUsdExact(summary.cost)}</strong>
+          , cost <strong>{formatUsd(summary.cost)}</strong>
         </>
       )}
     </p>
   )
 }
 
-function Status({ call }: { call: Call }) {
+function Status({ call }: { call: McpCall | A2aCall }) {
   return (
     <td>
       <span class={`status ${call.status}`}>{call.status}</span>
@@ -225,7 +174,7 @@ function McpCalls({ windowId, reads }: { windowId: WindowId; reads: number }) {
               </td>
               <Status call={call} />
               <td>{formatMs(call.latencyMs)}</td>
-              <td>{call.cost === null ? '-' : formatUsdExact(call.cost)}</td>
+              <td>{call.cost === null ? '-' : formatUsd(call.cost)}</td>
             </tr>
           ))}
         </tbody>

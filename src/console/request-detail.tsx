@@ -1,39 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { RequestsById, RequestView as RequestViewSchema } from '../modules/traffic/model'
 import { api } from './api'
 import { formatCount, formatMs, formatUsd } from './format'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
-export interface RequestView {
-  id: string
-  createdAt: string
-  provider: string
-  model: string
-  path: string
-  status: 'success' | 'error'
-  httpStatus: number
-  gatewayMode: string | null
-  translationWarning: string | null
-  userId: string | null
-  sessionId: string | null
-  apiKeyId: string | null
-  properties: Record<string, string>
-  latencyMs: number | null
-  timeToFirstTokenMs: number | null
-  tokens: { prompt: number | null; completion: number | null; total: number | null }
-  cost: number | null
-  costNote: string | null
-  error: string | null
-  body?: { request: string; response: string | null; truncated: boolean }
-  annotations?: Annotations
-}
+/** One request of the log, as the query routes answer it. */
+export type RequestView = typeof RequestViewSchema.static
 
-interface Annotations {
-  rating: number | null
-  scores: Array<{ name: string; value: number }>
-  flags: Array<{ kind: 'pii' | 'injection'; category: string; occurrences: number }>
-}
-
-const FLAG_KINDS = { pii: 'Personal data', injection: 'Prompt injection' } as const
+type Flag = NonNullable<RequestView['annotations']>['flags'][number]
+const FLAG_KINDS: Record<Flag['kind'], string> = { pii: 'Personal data', injection: 'Prompt injection' }
 
 const ratingText = (rating: number | null) =>
   rating === null ? 'Not rated' : rating === 1 ? 'Rated good' : rating === 0 ? 'Rated bad' : `Rated ${rating}`
@@ -71,7 +46,7 @@ export function RequestDetail({
   const canAnnotate = can('traffic.annotate')
   const path = `/v1/request/${encodeURIComponent(request.id)}`
   const reload = () =>
-    api<{ requests: RequestView[] }>('POST', '/v1/request/query-ids', {
+    api<typeof RequestsById.static>('POST', '/v1/request/query-ids', {
       requestIds: [request.id],
       includeBodies: true,
       includeAnnotations: true,

@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { SavedFilter } from '../modules/saved-views/model'
+import type { Page as PageView, QueryInput } from '../modules/traffic/model'
 import { csvRow } from '../util/csv'
 import { api } from './api'
 import { FilterBuilder } from './filter-builder'
@@ -7,18 +9,9 @@ import { formatCount, formatMs, formatUsd } from './format'
 import { RequestDetail, type RequestView } from './request-detail'
 import { ErrorNote, type PageProps, saveFile, useList } from './ui'
 
-interface Page {
-  requests: RequestView[]
-  nextCursor: string | null
-}
-
-interface SavedView {
-  id: string
-  name: string
-  filter: unknown
-}
-
-type SortField = 'created_at' | 'latency_ms' | 'total_tokens' | 'cost'
+type Page = typeof PageView.static
+type SavedView = typeof SavedFilter.static
+type SortField = keyof NonNullable<QueryInput['sort']>
 interface Sort {
   field: SortField
   direction: 'asc' | 'desc'

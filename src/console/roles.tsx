@@ -1,21 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { RoleEntitlement, Role as RoleView } from '../modules/roles/model'
 import { api } from './api'
 import { ErrorNote, type PageProps, useList } from './ui'
 
-export interface Role {
-  id: string
-  name: string
-  builtIn: boolean
-  permissions: string[]
-  archivedAt: string | null
-  createdAt: string | null
-}
-
-interface Entitlement {
-  customRoles: boolean
-  requiredTier: string
-  tier: string
-}
+export type Role = typeof RoleView.static
+type Entitlement = typeof RoleEntitlement.static
 
 const BUILT_IN_NAMES: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
 

@@ -1,68 +1,27 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import type { ChainCall as ChainCallView, ChainInput, Chain as ChainView } from '../modules/fallback-chains/model'
+import type { RequestsById } from '../modules/traffic/model'
 import { api } from './api'
+import { EditAndDelete, EditableList, type FormDone, type ItemActions, ItemForm } from './editable-list'
 import { formatCount, formatMs, formatWhen } from './format'
 import { PROVIDER_KEYS_PATH, type ProviderKey } from './provider-keys'
 import { RequestDetail, type RequestView } from './request-detail'
-import { ErrorNote, type PageProps, useAction, useList } from './ui'
+import { ErrorNote, fieldValue, type PageProps, useAction } from './ui'
 
-const PROVIDERS = ['openai', 'anthropic'] as const
-type ChainProvider = (typeof PROVIDERS)[number]
+type Chain = typeof ChainView.static
+type Step = Chain['steps'][number]
+type Triggers = Chain['on']
+type Retry = Chain['retry']
+type ChainCall = typeof ChainCallView.static
+type ChainProvider = NonNullable<ChainInput['steps'][number]['provider']>
+const PROVIDERS: readonly ChainProvider[] = ['openai', 'anthropic']
 
-interface Step {
-  model: string
-  provider?: string
-  providerKeyId?: string
-  timeoutMs?: number
-}
-
-interface Retry {
-  attempts: number
-  minDelayMs: number
-  maxDelayMs: number
-}
-
-interface Triggers {
-  statusCodes: number[]
-  /** The chain names none: it follows the defaults, any other 5xx included. */
-  defaultStatusCodes: boolean
-  timeout: boolean
-  networkError: boolean
-}
-
-interface Chain {
-  id: string
-  name: string
-  match: { model: string }
-  steps: Step[]
-  /** With the defaults filled in. */
-  on: Triggers
-  retry: Retry | null
-  createdAt: string
-  updatedAt: string
-}
-
-/** What POST and PUT take: PUT replaces the chain whole, so what is left out goes back to the defaults. */
-interface ChainBody {
-  name: string
-  match: { model: string }
-  steps: Array<{ model: string; provider?: ChainProvider; providerKeyId?: string; timeoutMs?: number }>
-  /** A status typed that is no number is sent as typed: the API's refusal names it. */
-  on?: { statusCodes?: Array<number | string>; timeout?: boolean; networkError?: boolean }
-  retry?: Retry
-}
-
-interface ChainCall {
-  requestId: string
-  createdAt: string
-  status: 'success' | 'error'
-  httpStatus: number
-  provider: string
-  model: string
-  /** The step (from 0) that served it; null when none did, or that step's model was changed since. */
-  servedBy: number | null
-  attempts: number
-  cached: boolean
-  latencyMs: number | null
+/**
+ * What POST and PUT take (PUT replaces the chain whole, so what is left out goes back to the defaults),
+ * but with a status typed that is no number sent as typed: the API's refusal names it.
+ */
+type ChainBody = Omit<ChainInput, 'on'> & {
+  on?: Omit<NonNullable<ChainInput['on']>, 'statusCodes'> & { statusCodes?: Array<number | string> }
 }
 
 const CHAINS_PATH = '/v1/gateway/fallback-chains'
@@ -94,7 +53,7 @@ function alsoText(on: Triggers): string {
   return also.length === 0 ? 'nothing else' : also.join(' and ')
 }
 
-const retryText = (retry: Retry | null) =>
+const retryText = (retry: Retry) =>
   !retry || retry.attempts === 0
     ? 'none'
     : `${retry.attempts} per step, ${formatMs(retry.minDelayMs)} to ${formatMs(retry.maxDelayMs)} apart`
@@ -108,27 +67,17 @@ const plural = (count: number, one: string, many: string) => `${formatCount(coun
 export function Routing({ can }: PageProps) {
   const canWrite = can('gateway_config.write')
   const canSeeCalls = can('traffic.read')
-  const { items: chains, error, change } = useList<Chain>(CHAINS_PATH)
   const keys = useProviderKeys(can('provider_keys.write'))
   const [selected, setSelected] = useState<string>()
-  const [editing, setEditing] = useState<string>()
-  // Each chain made starts the next form afresh, its steps included.
-  const [made, setMade] = useState(0)
   const [open, setOpen] = useState<RequestView>()
   const opening = useAction()
-  const refresh = () => change(async () => undefined)
 
   const openRequest = (requestId: string) =>
     opening.run(async () => {
-      const found = await api<{ requests: RequestView[] }>('POST', '/v1/request/query-ids', { requestIds: [requestId] })
+      const found = await api<typeof RequestsById.static>('POST', '/v1/request/query-ids', { requestIds: [requestId] })
       const request = found.requests[0]
       if (!request) throw new Error(`request ${requestId} is not in the log yet: try again in a moment`)
       setOpen(request)
-    })
-  const remove = (chain: Chain) =>
-    change(async () => {
-      await api('DELETE', chainPath(chain))
-      if (selected === chain.id) setSelected(undefined)
     })
 
   if (open) return <RequestDetail request={open} can={can} back="Routing" onBack={() => setOpen(undefined)} />
@@ -139,46 +88,28 @@ export function Routing({ can }: PageProps) {
         Fallback chains: a call naming a chain's model is served by its steps in turn. When a step fails as the chain says (a
         status, a timeout, no answer), the next is tried; a request that is wrong (400, 401, 403, 422) never moves on.
       </p>
-      <ErrorNote error={error ?? opening.error} />
-      {!chains && !error && <p class="muted">Loading…</p>}
-      {chains && chains.length === 0 && <p class="muted">No fallback chains: each call goes to the model it names.</p>}
-      {chains?.map((chain) =>
-        editing === chain.id ? (
-          <ChainForm
-            key={chain.id}
-            chain={chain}
-            keys={keys}
-            onSaved={() => {
-              setEditing(undefined)
-              refresh()
-            }}
-            onCancel={() => setEditing(undefined)}
-          />
-        ) : (
+      <ErrorNote error={opening.error} />
+      <EditableList<Chain>
+        path={CHAINS_PATH}
+        canWrite={canWrite}
+        empty="No fallback chains: each call goes to the model it names."
+        onRemoved={(chain) => {
+          if (selected === chain.id) setSelected(undefined)
+        }}
+        show={(chain, actions) => (
           <ChainCard
-            key={chain.id}
             chain={chain}
             keys={keys}
             canWrite={canWrite}
             canSeeCalls={canSeeCalls}
             selected={selected === chain.id}
             onSelect={() => setSelected(selected === chain.id ? undefined : chain.id)}
-            onEdit={() => setEditing(chain.id)}
-            onDelete={() => remove(chain)}
+            actions={actions}
             onOpenRequest={openRequest}
           />
-        ),
-      )}
-      {canWrite && (
-        <ChainForm
-          key={`new-${made}`}
-          keys={keys}
-          onSaved={() => {
-            setMade((count) => count + 1)
-            refresh()
-          }}
-        />
-      )}
+        )}
+        form={(chain, done) => <ChainForm chain={chain} keys={keys} {...done} />}
+      />
     </section>
   )
 }
@@ -218,8 +149,7 @@ function ChainCard({
   canSeeCalls,
   selected,
   onSelect,
-  onEdit,
-  onDelete,
+  actions,
   onOpenRequest,
 }: {
   chain: Chain
@@ -228,8 +158,7 @@ function ChainCard({
   canSeeCalls: boolean
   selected: boolean
   onSelect(): void
-  onEdit(): void
-  onDelete(): void
+  actions: ItemActions
   onOpenRequest(requestId: string): void
 }) {
   const [calls, setCalls] = useState<ChainCall[]>()
@@ -291,16 +220,7 @@ function ChainCard({
             Refresh calls
           </button>
         )}
-        {canWrite && (
-          <>
-            <button type="button" class="quiet" onClick={onEdit} aria-label={`Edit ${chain.name}`}>
-              Edit
-            </button>
-            <button type="button" class="danger" onClick={onDelete} aria-label={`Delete ${chain.name}`}>
-              Delete
-            </button>
-          </>
-        )}
+        {canWrite && <EditAndDelete name={chain.name} actions={actions} />}
       </div>
       <ErrorNote error={error} />
       {selected && !calls && !error && <p class="muted">Loading…</p>}
@@ -429,14 +349,11 @@ type Direction = 'up' | 'down'
 function ChainForm({
   chain,
   keys,
-  onSaved,
-  onCancel,
+  ...done
 }: {
-  chain?: Chain
+  chain: Chain | undefined
   keys: ProviderKey[] | undefined
-  onSaved(): void
-  onCancel?(): void
-}) {
+} & FormDone) {
   const made = useRef(0)
   const draft = (step?: Step): StepDraft => {
     made.current += 1
@@ -454,7 +371,6 @@ function ChainForm({
   const controls = useRef(new Map<string, HTMLElement>())
   const [focus, setFocus] = useState<string>()
   const [moved, setMoved] = useState<string>()
-  const { error, run } = useAction()
   useLayoutEffect(() => {
     if (!focus) return
     controls.current.get(focus)?.focus()
@@ -493,112 +409,104 @@ function ChainForm({
     setSteps([...steps, step])
     setFocus(`${step.key}:model`)
   }
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const body = chainBody(new FormData(event.currentTarget as HTMLFormElement), steps)
-    const saved = await run(() => (chain ? api('PUT', chainPath(chain), body) : api('POST', CHAINS_PATH, body)))
-    if (saved) onSaved()
+  const send = (form: HTMLFormElement) => {
+    const body = chainBody(new FormData(form), steps)
+    return chain ? api('PUT', chainPath(chain), body) : api('POST', CHAINS_PATH, body)
   }
 
-  const name = chain ? `Edit ${chain.name}` : 'New fallback chain'
   const codes = chain && !chain.on.defaultStatusCodes ? chain.on.statusCodes.join(', ') : ''
   return (
-    <form class={chain ? 'setting card chain-form' : 'setting chain-form'} onSubmit={submit} aria-label={name}>
-      <fieldset>
-        <legend>{name}</legend>
-        <label>
-          Name
-          <input name="name" required maxLength={200} defaultValue={chain?.name ?? ''} />
-        </label>
-        <label>
-          Model the calls name (the chain's alias)
-          <input name="matchModel" required maxLength={200} placeholder="smart" defaultValue={chain?.match.model ?? ''} />
-        </label>
-        <fieldset class="steps">
-          <legend>Steps, tried in this order</legend>
-          {steps.map((step, at) => (
-            <StepFields
-              key={step.key}
-              step={step}
-              at={at}
-              count={steps.length}
-              keys={keys}
-              control={control}
-              onChange={(change) => update(step.key, change)}
-              onMove={(direction) => move(at, direction)}
-              onRemove={() => remove(at)}
-            />
-          ))}
-          <div class="actions">
-            <button type="button" class="quiet" onClick={add} disabled={steps.length >= MAX_STEPS}>
-              Add a step
-            </button>
-            <span class="muted" role="status">
-              {moved ?? (steps.length >= MAX_STEPS ? `A chain has at most ${MAX_STEPS} steps.` : '')}
-            </span>
-          </div>
-        </fieldset>
-        <label>
-          Move on after these statuses (comma-separated; empty: the defaults, and any other 5xx)
-          <input name="statusCodes" defaultValue={codes} placeholder={DEFAULT_STATUS_CODES.join(', ')} />
-        </label>
-        <fieldset>
-          <legend>And after</legend>
-          <label class="check">
-            <input type="checkbox" name="timeout" defaultChecked={chain?.on.timeout ?? true} /> a step's timeout
-          </label>
-          <label class="check">
-            <input type="checkbox" name="networkError" defaultChecked={chain?.on.networkError ?? true} /> no answer (a network
-            error)
-          </label>
-        </fieldset>
-        <fieldset class="retry">
-          <legend>Retries of each step before the next</legend>
-          <label>
-            Retries (0 to 5; empty: none)
-            <input
-              name="attempts"
-              type="number"
-              min={0}
-              max={5}
-              step={1}
-              defaultValue={chain?.retry ? String(chain.retry.attempts) : ''}
-            />
-          </label>
-          <label>
-            Least delay (ms)
-            <input
-              name="minDelayMs"
-              type="number"
-              min={0}
-              max={10_000}
-              step={1}
-              defaultValue={String(chain?.retry?.minDelayMs ?? DEFAULT_DELAYS.minDelayMs)}
-            />
-          </label>
-          <label>
-            Most delay (ms)
-            <input
-              name="maxDelayMs"
-              type="number"
-              min={0}
-              max={30_000}
-              step={1}
-              defaultValue={String(chain?.retry?.maxDelayMs ?? DEFAULT_DELAYS.maxDelayMs)}
-            />
-          </label>
-        </fieldset>
-        <ErrorNote error={error} />
+    <ItemForm
+      name={chain ? `Edit ${chain.name}` : 'New fallback chain'}
+      kind="chain"
+      editing={chain !== undefined}
+      submit={chain ? 'Save chain' : 'Add chain'}
+      send={send}
+      {...done}
+    >
+      <label>
+        Name
+        <input name="name" required maxLength={200} defaultValue={chain?.name ?? ''} />
+      </label>
+      <label>
+        Model the calls name (the chain's alias)
+        <input name="matchModel" required maxLength={200} placeholder="smart" defaultValue={chain?.match.model ?? ''} />
+      </label>
+      <fieldset class="steps">
+        <legend>Steps, tried in this order</legend>
+        {steps.map((step, at) => (
+          <StepFields
+            key={step.key}
+            step={step}
+            at={at}
+            count={steps.length}
+            keys={keys}
+            control={control}
+            onChange={(change) => update(step.key, change)}
+            onMove={(direction) => move(at, direction)}
+            onRemove={() => remove(at)}
+          />
+        ))}
         <div class="actions">
-          <button type="submit">{chain ? 'Save chain' : 'Add chain'}</button>
-          {onCancel && (
-            <button type="button" class="quiet" onClick={onCancel}>
-              Cancel
-            </button>
-          )}
+          <button type="button" class="quiet" onClick={add} disabled={steps.length >= MAX_STEPS}>
+            Add a step
+          </button>
+          <span class="muted" role="status">
+            {moved ?? (steps.length >= MAX_STEPS ? `A chain has at most ${MAX_STEPS} steps.` : '')}
+          </span>
         </div>
       </fieldset>
-    </form>
+      <label>
+        Move on after these statuses (comma-separated; empty: the defaults, and any other 5xx)
+        <input name="statusCodes" defaultValue={codes} placeholder={DEFAULT_STATUS_CODES.join(', ')} />
+      </label>
+      <fieldset>
+        <legend>And after</legend>
+        <label class="check">
+          <input type="checkbox" name="timeout" defaultChecked={chain?.on.timeout ?? true} /> a step's timeout
+        </label>
+        <label class="check">
+          <input type="checkbox" name="networkError" defaultChecked={chain?.on.networkError ?? true} /> no answer (a network
+          error)
+        </label>
+      </fieldset>
+      <fieldset class="retry">
+        <legend>Retries of each step before the next</legend>
+        <label>
+          Retries (0 to 5; empty: none)
+          <input
+            name="attempts"
+            type="number"
+            min={0}
+            max={5}
+            step={1}
+            defaultValue={chain?.retry ? String(chain.retry.attempts) : ''}
+          />
+        </label>
+        <label>
+          Least delay (ms)
+          <input
+            name="minDelayMs"
+            type="number"
+            min={0}
+            max={10_000}
+            step={1}
+            defaultValue={String(chain?.retry?.minDelayMs ?? DEFAULT_DELAYS.minDelayMs)}
+          />
+        </label>
+        <label>
+          Most delay (ms)
+          <input
+            name="maxDelayMs"
+            type="number"
+            min={0}
+            max={30_000}
+            step={1}
+            defaultValue={String(chain?.retry?.maxDelayMs ?? DEFAULT_DELAYS.maxDelayMs)}
+          />
+        </label>
+      </fieldset>
+    </ItemForm>
   )
 }
 
@@ -625,7 +533,6 @@ function StepFields({
   // A step naming its provider takes only that provider's keys; otherwise the server says which one fits.
   const choices = keys?.filter((key) => !step.provider || key.provider === step.provider) ?? []
   const unlisted = step.providerKeyId !== '' && !choices.some((key) => key.id === step.providerKeyId)
-  const value = (event: Event) => (event.currentTarget as HTMLInputElement | HTMLSelectElement).value
   return (
     <fieldset class="step" data-step-key={step.key}>
       <legend>Step {at + 1}</legend>
@@ -637,12 +544,12 @@ function StepFields({
           maxLength={200}
           placeholder="gpt-4o"
           value={step.model}
-          onInput={(event) => onChange({ model: value(event) })}
+          onInput={(event) => onChange({ model: fieldValue(event) })}
         />
       </label>
       <label class="choice">
         Provider
-        <select value={step.provider} onChange={(event) => onChange({ provider: value(event) as StepDraft['provider'] })}>
+        <select value={step.provider} onChange={(event) => onChange({ provider: fieldValue(event) as StepDraft['provider'] })}>
           <option value="">as gw routes the model</option>
           {PROVIDERS.map((provider) => (
             <option key={provider} value={provider}>
@@ -653,7 +560,7 @@ function StepFields({
       </label>
       <label class="choice">
         Provider key
-        <select value={step.providerKeyId} onChange={(event) => onChange({ providerKeyId: value(event) })}>
+        <select value={step.providerKeyId} onChange={(event) => onChange({ providerKeyId: fieldValue(event) })}>
           <option value="">the usual choice</option>
           {unlisted && <option value={step.providerKeyId}>{keyText(step.providerKeyId, keys)}</option>}
           {choices.map((key) => (
@@ -671,7 +578,7 @@ function StepFields({
           max={600_000}
           step={1}
           value={step.timeoutMs}
-          onInput={(event) => onChange({ timeoutMs: value(event) })}
+          onInput={(event) => onChange({ timeoutMs: fieldValue(event) })}
         />
       </label>
       <div class="row-actions">

@@ -1,55 +1,48 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { Group as GroupView } from '../modules/analytics/model'
+import type { SessionAnnotations as Annotations, Page, SessionRating, SessionTags } from '../modules/traffic/model'
 import { api } from './api'
 import { formatCount, formatMs, formatUsd, formatWhen } from './format'
 import { RequestDetail, type RequestView } from './request-detail'
+import { timeWindow, WindowBar, type WindowId } from './time-window'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
 /** One group of a grouped traffic view (a session, a user, a property's value); cost in USD. */
-export interface Group {
-  key: string | null
-  requests: number
-  cost: number
-  tokens: number
-  errors: number
-  averageLatencyMs: number | null
-  firstAt: string
-  lastAt: string
-}
+export type Group = typeof GroupView.static
 
 export const PAGE_SIZE = 25
-const WINDOW_DAYS = 30
+/** The window the grouped traffic views open on. */
+export const TRAFFIC_WINDOW: WindowId = '30d'
 
-/** The traffic views' window: the last 30 days up to now, in the caller's own time zone. */
-export function lastThirtyDays() {
-  const end = new Date()
-  return {
-    filter: 'all',
-    timeFilter: { start: new Date(end.getTime() - WINDOW_DAYS * 86_400_000).toISOString(), end: end.toISOString() },
-    timeZoneDifference: -end.getTimezoneOffset(),
-  }
-}
-
-export const WINDOW_NOTE = `Last ${WINDOW_DAYS} days; times in ${Intl.DateTimeFormat().resolvedOptions().timeZone}.`
+/** A grouped view's body: every request of the window. */
+export const groupedBody = (windowId: WindowId) => ({ filter: 'all', ...timeWindow(windowId) })
 
 /**
- * One page of a grouped view: the API answers no total, so one row more than a page is asked for,
- * and its presence says whether a next page exists.
+ * A grouped view a page at a time, over the window chosen (another window starts at its first page).
+ * The API answers no total, so one row more than a page is asked for, and its presence says whether a
+ * next page exists.
  */
-export function useGroupPage(path: string, page: number) {
+export function useGroupPage(path: string) {
+  const [windowId, setWindowId] = useState(TRAFFIC_WINDOW)
+  const [page, setPage] = useState(0)
   const [rows, setRows] = useState<Group[]>()
   const [hasNext, setHasNext] = useState(false)
   const [error, setError] = useState<string>()
   useEffect(() => {
     setError(undefined)
     setRows(undefined)
-    api<Group[]>('POST', path, { ...lastThirtyDays(), limit: PAGE_SIZE + 1, offset: page * PAGE_SIZE })
+    api<Group[]>('POST', path, { ...groupedBody(windowId), limit: PAGE_SIZE + 1, offset: page * PAGE_SIZE })
       .then((answer) => {
         setRows(answer.slice(0, PAGE_SIZE))
         setHasNext(answer.length > PAGE_SIZE)
       })
       .catch((failure: Error) => setError(failure.message))
-  }, [path, page])
-  return { rows, hasNext, error }
+  }, [path, page, windowId])
+  const chooseWindow = (id: WindowId) => {
+    setWindowId(id)
+    setPage(0)
+  }
+  return { rows, hasNext, error, page, setPage, windowId, chooseWindow }
 }
 
 export function Pager({
@@ -79,14 +72,14 @@ export function Pager({
 
 /** Sessions (the Gw-Session-Id of calls), the most recent first; one opens into its requests. */
 export function Sessions({ can }: PageProps) {
-  const [page, setPage] = useState(0)
   const [open, setOpen] = useState<Group>()
-  const { rows, hasNext, error } = useGroupPage('/v1/session/query', page)
+  const { rows, hasNext, error, page, setPage, windowId, chooseWindow } = useGroupPage('/v1/session/query')
   if (open?.key) return <SessionDetail session={open} sessionId={open.key} can={can} onBack={() => setOpen(undefined)} />
   return (
     <section class="traffic" aria-labelledby="sessions">
       <h1 id="sessions">Sessions</h1>
-      <p class="muted">Calls that carried a Gw-Session-Id header. {WINDOW_NOTE}</p>
+      <p class="muted">Calls that carried a Gw-Session-Id header.</p>
+      <WindowBar value={windowId} onChange={chooseWindow} />
       <ErrorNote error={error} />
       {!rows && !error && <p class="muted">Loading…</p>}
       {rows && rows.length === 0 && <p class="muted">No sessions in this window.</p>}
@@ -138,11 +131,6 @@ export function Sessions({ can }: PageProps) {
   )
 }
 
-interface RequestPage {
-  requests: RequestView[]
-  nextCursor: string | null
-}
-
 /** One session: its figures, its rating and tags for those who may annotate, and its requests in order. */
 function SessionDetail({
   session,
@@ -161,7 +149,7 @@ function SessionDetail({
   const [request, setRequest] = useState<RequestView>()
   // A conversation reads in the order it happened; the cursor continues it page after page.
   const load = (after: string | null) =>
-    api<RequestPage>('POST', '/v1/request/query', {
+    api<typeof Page.static>('POST', '/v1/request/query', {
       filter: { request: { session_id: { equals: sessionId } } },
       sort: { created_at: 'asc' },
       limit: 100,
@@ -264,7 +252,7 @@ function SessionAnnotations({ sessionId, canAnnotate }: { sessionId: string; can
   const { error, setError, run } = useAction()
   const path = `/v1/session/${encodeURIComponent(sessionId)}`
   useEffect(() => {
-    api<{ rating: number | null; tags: string[] }>('GET', `${path}/annotations`)
+    api<typeof Annotations.static>('GET', `${path}/annotations`)
       .then((said) => {
         setRating(said.rating)
         setTags(said.tags)
@@ -273,7 +261,7 @@ function SessionAnnotations({ sessionId, canAnnotate }: { sessionId: string; can
   }, [path])
   const rate = (good: boolean) =>
     run(async () => {
-      const answer = await api<{ rating: number }>('POST', `${path}/feedback`, { rating: good })
+      const answer = await api<typeof SessionRating.static>('POST', `${path}/feedback`, { rating: good })
       setRating(answer.rating)
     })
   const tag = async (event: Event) => {
@@ -282,7 +270,7 @@ function SessionAnnotations({ sessionId, canAnnotate }: { sessionId: string; can
     const value = String(new FormData(form).get('tag') ?? '').trim()
     if (!value) return
     const tagged = await run(async () => {
-      const answer = await api<{ tags: string[] }>('POST', `${path}/tag`, { tag: value })
+      const answer = await api<typeof SessionTags.static>('POST', `${path}/tag`, { tag: value })
       setTags(answer.tags)
     })
     if (tagged) form.reset()

@@ -1,14 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { OrganizationSettings } from '../modules/organization/model'
+import type { SavedFilter } from '../modules/saved-views/model'
 import { api } from './api'
 import { ErrorNote, useAction, useList } from './ui'
 
-interface Settings {
-  name?: string
-  tier?: string
-  bodyRetention: { mode: 'none' } | { mode: 'days'; days: number }
-  piiRedaction: boolean
-  streamMetaFrame: boolean
-}
+type Settings = typeof OrganizationSettings.static
 
 /** The organisation's policies for stored bodies and streams; changed only by those who hold org.settings.write. */
 export function SettingsPage({ canWrite }: { canWrite: boolean }) {
@@ -107,11 +103,7 @@ export function SettingsPage({ canWrite }: { canWrite: boolean }) {
   )
 }
 
-interface SavedView {
-  id: string
-  name: string
-  updatedAt: string
-}
+type SavedView = typeof SavedFilter.static
 
 /** The organisation's saved request filters: made and applied on the Requests page, renamed and deleted here too. */
 function SavedViews({ canWrite }: { canWrite: boolean }) {

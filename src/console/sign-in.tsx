@@ -1,11 +1,7 @@
 import { useState } from 'preact/hooks'
+import type { Session as NewSession } from '../modules/auth/model'
+import type { OrganizationSettings } from '../modules/organization/model'
 import { api, type Session } from './api'
-
-interface LoginAnswer {
-  sessionToken: string
-  orgId: string
-  userId: string
-}
 
 export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
   const [error, setError] = useState<string>()
@@ -16,13 +12,13 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
     setBusy(true)
     setError(undefined)
     try {
-      const answer = await api<LoginAnswer>('POST', '/v1/auth/login', {
+      const answer = await api<typeof NewSession.static>('POST', '/v1/auth/login', {
         email: form.get('email'),
         password: form.get('password'),
       })
       // The name is read with the new session itself, before it is kept.
       const settings = await fetch('/v1/organization/settings', { headers: { authorization: `Bearer ${answer.sessionToken}` } })
-      const name = ((await settings.json()) as { data?: { name?: string } }).data?.name
+      const name = ((await settings.json()) as { data?: typeof OrganizationSettings.static }).data?.name
       onSignedIn({ token: answer.sessionToken, orgId: answer.orgId, orgName: name ?? answer.orgId, userId: answer.userId })
     } catch (failure) {
       setError((failure as Error).message)

@@ -1,40 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { DomainVerification, Entitlement as EntitlementView, SsoSettings, SsoTestReport } from '../modules/sso/model'
 import { ApiFailure, api } from './api'
 import { ErrorNote, type PageProps, useAction } from './ui'
 
-interface Entitlement {
-  sso: boolean
-  requiredTier: string
-  tier: string
-}
-
-interface SsoConfig {
-  issuer: string
-  clientId: string
-  domain: string | null
-  domainVerified: boolean
-  enforced: boolean
-  updatedAt: string
-}
-
-interface Verification {
-  domain: string
-  verified: boolean
-  record: string
-  value?: string
-}
-
-type TestReport =
-  | {
-      ok: boolean
-      url: string
-      issuer: unknown
-      issuerMatches: boolean
-      authorizationEndpoint: unknown
-      tokenEndpoint: unknown
-      jwksUri: unknown
-    }
-  | { ok: false; url: string; error: string }
+type Entitlement = typeof EntitlementView.static
+type SsoConfig = typeof SsoSettings.static
+type Verification = typeof DomainVerification.static
+type TestReport = typeof SsoTestReport.static
 
 /** What the issuer's document said of a field: any JSON value, shown as written. */
 const shown = (value: unknown) =>

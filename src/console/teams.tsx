@@ -1,20 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { TeamMember as TeamMemberView, Team as TeamView, Visibility as VisibilityView } from '../modules/teams/model'
 import { api } from './api'
 import { type Member, membersPath } from './members'
 import { ErrorNote, type PageProps, useList } from './ui'
 
-interface Team {
-  id: string
-  name: string
-  createdAt: string
-}
-
-interface TeamMember {
-  userId: string
-  addedAt: string
-}
-
-type Visibility = 'all' | 'members'
+type Team = typeof TeamView.static
+type TeamMember = typeof TeamMemberView.static
+type Visibility = (typeof VisibilityView.static)['mode']
 
 const VISIBILITY: Record<Visibility, string> = {
   all: 'everyone sees every team',
@@ -150,7 +142,7 @@ export function Teams({ orgId, can }: PageProps) {
   const { items: people, error: peopleError } = useList<Member>(membersPath(orgId))
   const [visibility, setVisibility] = useState<Visibility>()
   useEffect(() => {
-    api<{ mode: Visibility }>('GET', '/v1/team/settings/visibility')
+    api<typeof VisibilityView.static>('GET', '/v1/team/settings/visibility')
       .then((answer) => setVisibility(answer.mode))
       .catch(() => setVisibility(undefined))
   }, [])
@@ -165,7 +157,9 @@ export function Teams({ orgId, can }: PageProps) {
   const rename = (team: Team, name: string) => change(() => api('PUT', `/v1/team/${encodeURIComponent(team.id)}`, { name }))
   const remove = (team: Team) => change(() => api('DELETE', `/v1/team/${encodeURIComponent(team.id)}`))
   const saveVisibility = (mode: Visibility) =>
-    change(async () => setVisibility((await api<{ mode: Visibility }>('PUT', '/v1/team/settings/visibility', { mode })).mode))
+    change(async () =>
+      setVisibility((await api<typeof VisibilityView.static>('PUT', '/v1/team/settings/visibility', { mode })).mode),
+    )
 
   return (
     <section class="people" aria-labelledby="teams">

@@ -11,6 +11,9 @@ export interface PageProps {
   reloadPermissions(): void
 }
 
+/** What an input or a select holds now, read from its change event. */
+export const fieldValue = (event: Event): string => (event.currentTarget as HTMLInputElement | HTMLSelectElement).value
+
 /** The API's message for what just failed, where a screen reader announces it. */
 export function ErrorNote({ error }: { error: string | undefined }) {
   return error ? (

@@ -1,14 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
+import type { UsersOverview } from '../modules/analytics/model'
 import { api } from './api'
 import { formatCount, formatMs, formatUsd, formatWhen } from './format'
-import { lastThirtyDays, Pager, useGroupPage, WINDOW_NOTE } from './sessions'
+import { groupedBody, Pager, useGroupPage } from './sessions'
+import { WindowBar } from './time-window'
 import { ErrorNote, type PageProps } from './ui'
 
-interface Overview {
-  users: number
-  requestsPerUser: number | null
-  costPerUser: number | null
-}
+type Overview = typeof UsersOverview.static
 
 const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 })
 
@@ -17,19 +15,20 @@ const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 })
  * feature needs the Growth tier: below it both reads answer 403, and the API's message is what shows.
  */
 export function Users(_: PageProps) {
-  const [page, setPage] = useState(0)
   const [overview, setOverview] = useState<Overview>()
   const [overviewError, setOverviewError] = useState<string>()
-  const { rows, hasNext, error } = useGroupPage('/v1/user/query', page)
+  const { rows, hasNext, error, page, setPage, windowId, chooseWindow } = useGroupPage('/v1/user/query')
   useEffect(() => {
-    api<Overview>('POST', '/v1/user/metrics-overview/query', lastThirtyDays())
+    setOverviewError(undefined)
+    api<Overview>('POST', '/v1/user/metrics-overview/query', groupedBody(windowId))
       .then(setOverview)
       .catch((failure: Error) => setOverviewError(failure.message))
-  }, [])
+  }, [windowId])
   return (
     <section class="traffic" aria-labelledby="users">
       <h1 id="users">Users</h1>
-      <p class="muted">Calls that carried a Gw-User-Id header. {WINDOW_NOTE}</p>
+      <p class="muted">Calls that carried a Gw-User-Id header.</p>
+      <WindowBar value={windowId} onChange={chooseWindow} />
       {/* Both reads fail alike below the tier: the message is said once. */}
       <ErrorNote error={overviewError ?? error} />
       {overview && (

@@ -1,51 +1,13 @@
 import { useState } from 'preact/hooks'
+import type { CreatedWebhook, DeliveryView, TestResult as TestResultView, WebhookView } from '../modules/webhooks/model'
 import { api } from './api'
 import { formatCount, formatMs, formatWhen } from './format'
 import { ErrorNote, type PageProps, ShownOnce, useAction, useList } from './ui'
 
-interface LastDelivery {
-  event: string
-  status: DeliveryStatus
-  attempts: number
-  httpStatus: number | null
-  error: string | null
-  at: string
-}
-
-interface Webhook {
-  id: string
-  destination: string
-  events: string[]
-  sampleRate: number
-  propertyFilters: Record<string, string>
-  includeData: boolean
-  secretPrefix: string
-  disabledAt: string | null
-  droppedEvents: number
-  lastDelivery: LastDelivery | null
-  createdAt: string
-}
-
-type DeliveryStatus = 'pending' | 'delivered' | 'dead'
-
-interface Delivery {
-  id: string
-  event: string
-  status: DeliveryStatus
-  attempts: number
-  nextAttemptAt: string | null
-  lastHttpStatus: number | null
-  lastError: string | null
-  lastAttemptAt: string | null
-  createdAt: string
-}
-
-interface TestResult {
-  ok: boolean
-  httpStatus: number | null
-  latencyMs: number
-  error: string | null
-}
+type Webhook = typeof WebhookView.static
+type LastDelivery = Webhook['lastDelivery']
+type Delivery = typeof DeliveryView.static
+type TestResult = typeof TestResultView.static
 
 const EVENTS = ['request.completed', 'budget.threshold_crossed', 'budget.breached'] as const
 
@@ -63,7 +25,7 @@ function parseFilters(text: string): Record<string, string> | string {
   return filters
 }
 
-const lastText = (last: LastDelivery | null) =>
+const lastText = (last: LastDelivery) =>
   last === null
     ? 'nothing sent yet'
     : `${last.status}${last.httpStatus === null ? '' : ` (${last.httpStatus})`} · ${new Date(last.at).toLocaleString()}`
@@ -85,7 +47,7 @@ export function Webhooks(_: PageProps) {
     }
     setFormError(undefined)
     const created = await change(async () => {
-      const answer = await api<Webhook & { secret: string }>('POST', '/v1/webhooks', {
+      const answer = await api<typeof CreatedWebhook.static>('POST', '/v1/webhooks', {
         destination: String(data.get('destination')).trim(),
         events: data.getAll('event').map(String),
         sampleRate: Number(data.get('sampleRate')),
