@@ -1,17 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import {
-  chatResponseToMessages,
-  createChatToMessagesStream,
-  messagesRequestToChat,
-} from '../src/gateway/translate/anthropic-to-openai'
-import {
-  chatRequestToMessages,
-  createMessagesToChatStream,
-  messagesResponseToChat,
-  untranslatedBlocks,
-} from '../src/gateway/translate/openai-to-anthropic'
+import { type Translation, translationBetween } from '../src/gateway/translate/pairs'
 import type { StreamTranslator } from '../src/gateway/translate/stream'
 import type {
   AnthropicMessage,
@@ -23,6 +13,26 @@ import { encodeSse, type SseEvent } from '../src/util/sse'
 
 const NOW = 1_700_000_000_000
 const now = () => NOW
+
+const between = (caller: 'openai' | 'anthropic', provider: 'openai' | 'anthropic'): Translation =>
+  translationBetween(caller, provider, now) as Translation
+const toAnthropic = between('openai', 'anthropic')
+const toOpenai = between('anthropic', 'openai')
+
+/** Each direction, typed as the formats it speaks. */
+const chatRequestToMessages = (body: OpenAIChatRequest) => {
+  const { request, dropped } = toAnthropic.request(body)
+  return { request: request as AnthropicMessagesRequest, dropped }
+}
+const messagesResponseToChat = (message: unknown) => toAnthropic.response(message).body as OpenAIChatCompletion
+const untranslatedBlocks = (message: unknown) => toAnthropic.response(message).dropped
+const createMessagesToChatStream = ({ includeUsage }: { includeUsage: boolean }) => toAnthropic.stream(includeUsage)
+const messagesRequestToChat = (body: AnthropicMessagesRequest) => {
+  const { request, dropped } = toOpenai.request(body)
+  return { request: request as OpenAIChatRequest, dropped }
+}
+const chatResponseToMessages = (completion: unknown) => toOpenai.response(completion).body as AnthropicMessage
+const createChatToMessagesStream = () => toOpenai.stream(true)
 
 /** Bodies arrive from callers unchecked; tests send some that the types would refuse, on purpose. */
 const openaiBody = (body: Record<string, unknown>) => ({ model: 'claude-sonnet-4-5', messages: [], ...body }) as OpenAIChatRequest
@@ -221,7 +231,7 @@ describe('OpenAI caller, Anthropic provider: the request', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'call_1', content: 'Sunny, 21°C' },
-          { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: '14:05' }] },
+          { type: 'tool_result', tool_use_id: 'call_2', content: '14:05' },
           { type: 'text', text: 'Thanks! Anything else?' },
         ],
       },
@@ -376,7 +386,7 @@ describe('OpenAI caller, Anthropic provider: the answer', () => {
   }
 
   test('text is joined, thinking is reasoning_content, tool_use becomes tool calls, cached tokens count as prompt tokens', () => {
-    expect(messagesResponseToChat(message, { now })).toEqual({
+    expect(messagesResponseToChat(message)).toEqual({
       id: 'chatcmpl-msg_01',
       object: 'chat.completion',
       created: 1_700_000_000,
@@ -407,12 +417,12 @@ describe('OpenAI caller, Anthropic provider: the answer', () => {
 
   test('an answer made only of tool calls has null content', () => {
     const onlyTool = { ...message, content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] } as AnthropicMessage
-    expect(messagesResponseToChat(onlyTool, { now }).choices[0]?.message.content).toBeNull()
+    expect(messagesResponseToChat(onlyTool).choices[0]?.message.content).toBeNull()
   })
 
   test('stop reasons map onto finish reasons', () => {
     const finishFor = (stop_reason: string | null) =>
-      messagesResponseToChat({ ...message, stop_reason } as AnthropicMessage, { now }).choices[0]?.finish_reason
+      messagesResponseToChat({ ...message, stop_reason }).choices[0]?.finish_reason
     expect(finishFor('end_turn')).toBe('stop')
     expect(finishFor('stop_sequence')).toBe('stop')
     expect(finishFor('max_tokens')).toBe('length')
@@ -449,7 +459,7 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
   ]
 
   test('thinking streams as reasoning_content deltas before the text; redacted thinking is named as dropped', () => {
-    const translator = createMessagesToChatStream({ includeUsage: false, now })
+    const translator = createMessagesToChatStream({ includeUsage: false })
     const out = run(translator, [
       start,
       anthropicEvent('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
@@ -469,7 +479,7 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
   })
 
   test('text: a role chunk, content chunks, a finish chunk, then [DONE]; pings vanish', () => {
-    const out = run(createMessagesToChatStream({ includeUsage: false, now }), textEvents)
+    const out = run(createMessagesToChatStream({ includeUsage: false }), textEvents)
     expect(out.every((event) => event.event === undefined)).toBe(true)
     expect(parsed(out)).toEqual([
       { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
@@ -498,7 +508,7 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
   ]
 
   test('tool use: numbered tool-call deltas, and with usage asked for one usage chunk before [DONE]', () => {
-    const out = run(createMessagesToChatStream({ includeUsage: true, now }), toolEvents)
+    const out = run(createMessagesToChatStream({ includeUsage: true }), toolEvents)
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
       ...base,
       choices: [{ index: 0, delta, finish_reason: finish }],
@@ -521,7 +531,7 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
   })
 
   test('the OpenAI SDK reads the translated stream into the answer Anthropic gave', async () => {
-    const events = run(createMessagesToChatStream({ includeUsage: true, now }), toolEvents)
+    const events = run(createMessagesToChatStream({ includeUsage: true }), toolEvents)
     const client = new OpenAI({ apiKey: 'test', fetch: serving(events) })
     const completion = await client.chat.completions
       .stream({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Weather?' }] })
@@ -543,13 +553,13 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
       }),
       anthropicEvent('message_stop'),
     ]
-    const out = parsed(run(createMessagesToChatStream({ includeUsage: true, now }), events))
+    const out = parsed(run(createMessagesToChatStream({ includeUsage: true }), events))
     expect(out.at(-3)).toMatchObject({ choices: [{ finish_reason: 'length' }] })
     expect(out.at(-2)).toMatchObject({ choices: [], usage: { prompt_tokens: 125, completion_tokens: 9, total_tokens: 134 } })
   })
 
   test('an error event becomes nothing, and a stream that never stopped gets no invented ending', () => {
-    const translator = createMessagesToChatStream({ includeUsage: true, now })
+    const translator = createMessagesToChatStream({ includeUsage: true })
     const events = [
       start,
       anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
@@ -564,7 +574,7 @@ describe('OpenAI caller, Anthropic provider: the stream', () => {
   })
 
   test('a stream that stopped but lost its message_stop is closed by finish()', () => {
-    const translator = createMessagesToChatStream({ includeUsage: false, now })
+    const translator = createMessagesToChatStream({ includeUsage: false })
     for (const event of textEvents.slice(0, -1)) translator.push(event)
     expect(translator.finish()).toEqual([DONE])
     expect(translator.finish()).toEqual([])
@@ -864,7 +874,7 @@ describe('Anthropic caller, OpenAI provider: the stream', () => {
   ]
 
   test('the full Anthropic event sequence, with usage folded into message_delta', () => {
-    const out = run(createChatToMessagesStream({ now }), chunks)
+    const out = run(createChatToMessagesStream(), chunks)
     expect(out.map((event) => event.event)).toEqual([
       'message_start',
       'content_block_start',
@@ -920,7 +930,7 @@ describe('Anthropic caller, OpenAI provider: the stream', () => {
   })
 
   test('the Anthropic SDK reads the translated stream into the answer OpenAI gave', async () => {
-    const events = run(createChatToMessagesStream({ now }), chunks)
+    const events = run(createChatToMessagesStream(), chunks)
     const client = new Anthropic({ apiKey: 'test', fetch: serving(events) })
     const message = await client.messages
       .stream({ model: 'gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] })
@@ -935,7 +945,7 @@ describe('Anthropic caller, OpenAI provider: the stream', () => {
   })
 
   test('a plain answer: one text block, the finish reason as stop reason, and nothing more from finish() after [DONE]', () => {
-    const translator = createChatToMessagesStream({ now })
+    const translator = createChatToMessagesStream()
     const out = run(translator, [
       openaiChunk(choice({ role: 'assistant', content: 'Hi' })),
       openaiChunk(choice({}, 'length')),
@@ -952,7 +962,7 @@ describe('Anthropic caller, OpenAI provider: the stream', () => {
   })
 
   test('a stream cut off before any finish reason gets no invented ending; error chunks become nothing', () => {
-    const translator = createChatToMessagesStream({ now })
+    const translator = createChatToMessagesStream()
     translator.push(openaiChunk(choice({ role: 'assistant', content: 'Partial' })))
     expect(translator.push({ data: JSON.stringify({ error: { message: 'server overloaded' } }) })).toEqual([])
     expect(translator.push({ data: 'not json' })).toEqual([])
@@ -960,7 +970,7 @@ describe('Anthropic caller, OpenAI provider: the stream', () => {
   })
 
   test('a finish reason without [DONE] is closed by finish()', () => {
-    const translator = createChatToMessagesStream({ now })
+    const translator = createChatToMessagesStream()
     translator.push(openaiChunk(choice({ content: 'Done' }, 'stop')))
     expect(translator.finish().map((event) => event.event)).toEqual(['message_delta', 'message_stop'])
   })

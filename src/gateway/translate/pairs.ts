@@ -1,13 +1,9 @@
+import type { SseEvent } from '../../util/sse'
 import type { WireFormat } from '../providers/provider'
-import { chatResponseToMessages, createChatToMessagesStream, messagesRequestToChat } from './anthropic-to-openai'
-import {
-  chatRequestToMessages,
-  createMessagesToChatStream,
-  messagesResponseToChat,
-  untranslatedBlocks,
-} from './openai-to-anthropic'
+import { anthropicMessages } from './anthropic-messages'
+import type { CallerFormat, ProviderFormat } from './canonical'
+import { openaiChat } from './openai-chat'
 import type { StreamTranslator } from './stream'
-import type { AnthropicMessage, AnthropicMessagesRequest, OpenAIChatCompletion, OpenAIChatRequest } from './types'
 
 /** How a body crosses from the caller's format to the provider's and back, for one pair of formats. */
 export interface Translation {
@@ -17,29 +13,67 @@ export interface Translation {
   stream(callerAskedForUsage: boolean): StreamTranslator
 }
 
-// The wire types are checked by the provider, not by gw: bodies are handed over as the caller sent them.
-const TRANSLATIONS: Partial<Record<`${WireFormat}->${WireFormat}`, Translation>> = {
-  'openai->anthropic': {
-    request: (body) => {
-      const { request, dropped } = chatRequestToMessages(body as unknown as OpenAIChatRequest)
-      return { request: request as unknown as Record<string, unknown>, dropped }
-    },
-    response: (body) => ({ body: messagesResponseToChat(body as AnthropicMessage), dropped: untranslatedBlocks(body) }),
-    stream: (includeUsage) => createMessagesToChatStream({ includeUsage }),
-  },
-  'anthropic->openai': {
-    request: (body) => {
-      const { request, dropped } = messagesRequestToChat(body as unknown as AnthropicMessagesRequest)
-      return { request: request as unknown as Record<string, unknown>, dropped }
-    },
-    response: (body) => ({ body: chatResponseToMessages(body as OpenAIChatCompletion), dropped: [] }),
-    stream: () => createChatToMessagesStream({}),
-  },
+/** The formats callers speak: each is read into the canonical call, and its answers written back. */
+const CALLER_FORMATS: Partial<Record<WireFormat, CallerFormat>> = {
+  openai: openaiChat,
+  anthropic: anthropicMessages,
 }
 
-/** The translation between two formats, or undefined when they are the same (passthrough) or none exists. */
-export const translationBetween = (caller: WireFormat, provider: WireFormat): Translation | undefined =>
-  caller === provider ? undefined : TRANSLATIONS[`${caller}->${provider}`]
+/** The formats providers speak: each is written from the canonical call, and its answers read. */
+const PROVIDER_FORMATS: Partial<Record<WireFormat, ProviderFormat>> = {
+  openai: openaiChat,
+  anthropic: anthropicMessages,
+}
+
+/** The names of both sides, sorted, each once. */
+const named = (...lists: string[][]): string[] => [...new Set(lists.flat())].sort()
+
+/** A translation through the canonical call: the caller's format read, the provider's written, and back. */
+function through(caller: CallerFormat, provider: ProviderFormat, now: () => number): Translation {
+  return {
+    request(body) {
+      const read = caller.readRequest(body)
+      const written = provider.writeRequest(read.call)
+      return { request: written.request, dropped: named(read.dropped, written.dropped) }
+    },
+    response: (body) => caller.writeAnswer(provider.readAnswer(body), { now }),
+    stream(callerAskedForUsage) {
+      const reader = provider.streamReader()
+      const writer = caller.streamWriter({ includeUsage: callerAskedForUsage, now })
+      return {
+        push: (event: SseEvent) => reader.push(event).flatMap((delta) => writer.push(delta)),
+        finish: () => writer.finish(),
+        dropped: () => writer.dropped(),
+      }
+    },
+  }
+}
+
+/**
+ * The translation between two formats, or undefined when they are the same (passthrough) or either
+ * side is one gw does not translate.
+ */
+export function translationBetween(
+  caller: WireFormat,
+  provider: WireFormat,
+  now: () => number = Date.now,
+): Translation | undefined {
+  if (caller === provider) return undefined
+  const reads = CALLER_FORMATS[caller]
+  const writes = PROVIDER_FORMATS[provider]
+  if (!reads || !writes) return undefined
+  if (now !== Date.now) return through(reads, writes, now)
+  const pair = `${caller}->${provider}` as const
+  let translation = PAIRS.get(pair)
+  if (!translation) {
+    translation = through(reads, writes, now)
+    PAIRS.set(pair, translation)
+  }
+  return translation
+}
+
+/** Each pair's translation, made once: a call only asks for the one it needs. */
+const PAIRS = new Map<`${WireFormat}->${WireFormat}`, Translation>()
 
 /** A translation warning with more names in it: `dropped: a, b`, sorted, each once. */
 export function warningWith(warning: string | undefined, more: readonly string[]): string | undefined {

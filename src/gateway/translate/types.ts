@@ -354,6 +354,9 @@ export function nameUntranslated(
   }
 }
 
+/** Text with nothing but whitespace says nothing (and Anthropic refuses it): it is left out. */
+export const saysSomething = (text: string): boolean => text.trim() !== ''
+
 /** A tool call's arguments as an object, or undefined when the text is not a JSON object. */
 export function parseArguments(text: string): Record<string, unknown> | undefined {
   try {
