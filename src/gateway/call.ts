@@ -8,7 +8,7 @@ import type { CallAttempt } from '../store/json-columns'
 import type { CacheUse } from './cache/use'
 import type { DispatchPath, DispatchRoute } from './dispatch-routes'
 import type { GatewayMeta } from './meta/store'
-import type { WireFormat } from './providers/provider'
+import type { CallerWireFormat } from './providers/provider'
 import { newRequestId } from './request-id'
 import { BodyCapture } from './request-log/body-capture'
 import type { RoutePlan } from './routing/policy'
@@ -45,7 +45,7 @@ export interface CallFacts {
   readonly principal: Principal
   /** The path as called (a provider API's with its ids): what the record keeps. */
   readonly path: string
-  readonly callerFormat: WireFormat
+  readonly callerFormat: CallerWireFormat
   readonly caller: Caller
   /** `gw` until a provider is chosen. */
   readonly provider: string
@@ -93,7 +93,7 @@ export interface CallFacts {
 /** The facts of a call that has just arrived. */
 export function openCall(
   call: Pick<GatewayCall, 'principal' | 'request' | 'bodyText'> & { path: string },
-  format: WireFormat,
+  format: CallerWireFormat,
   startedAt: number,
   countryHeader?: string,
 ): CallFacts {

@@ -1,5 +1,5 @@
 import type { ErrorFamily } from '../error-answers'
-import type { ProviderName, WireFormat } from './providers/provider'
+import type { CallerWireFormat, ProviderName } from './providers/provider'
 import type { StreamProtocol } from './translate/errors'
 
 /** How a dispatch path's body is read: JSON (its `model` picks the provider) or multipart (a `model` field does). */
@@ -12,7 +12,7 @@ export type AnswerKind = 'provider' | 'raw'
 
 /** How gw handles one dispatch path. */
 export interface DispatchRoute {
-  format: WireFormat
+  format: CallerWireFormat
   stream: StreamProtocol
   /** Estimated before the call and costed after it; false for what the provider does not charge for. */
   priced: boolean

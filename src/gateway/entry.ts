@@ -8,7 +8,6 @@ import type { Logger } from '../log'
 import { announcedLength, type BodyBudget, readBody } from '../util/read-body'
 import { DISPATCH_ROUTES, type DispatchPath, type ProviderApi } from './dispatch-routes'
 import type { Gateway } from './gateway'
-import { PROVIDERS } from './providers/registry'
 
 /** Answers one provider-style call: the server hands it the request and itself (for the idle timeout). */
 export type DispatchHandler = (request: Request, server?: Pick<Server<undefined>, 'timeout'>) => Promise<Response>
@@ -99,7 +98,8 @@ export function providerApiHandler(
   log: Logger,
   limits: BodyLimits,
 ): DispatchHandler {
-  const format = PROVIDERS[api.provider].format
+  // The caller speaks the provider's own API, and reads its refusals in that format.
+  const format = api.provider
   return async (request, server) => {
     let release: (() => void) | undefined
     try {

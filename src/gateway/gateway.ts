@@ -192,7 +192,8 @@ export class Gateway {
     const { api, request } = call
     const provider = PROVIDERS[api.provider]
     const url = new URL(request.url)
-    const opened = openCall({ ...call, path: url.pathname }, provider.format, this.now(), this.deps.config.countryHeader)
+    // The caller speaks the provider's own API: its answers and errors come back in that format.
+    const opened = openCall({ ...call, path: url.pathname }, api.provider, this.now(), this.deps.config.countryHeader)
     const state = this.open({ ...opened, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }, request)
     return this.answering(state, async () => {
       requireProviderApiScope(state.facts.principal, provider.name)

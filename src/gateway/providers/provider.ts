@@ -1,8 +1,11 @@
 import type { Usage } from '../../money/usage'
 import type { SseEvent } from '../../util/sse'
 
-/** The wire formats gw speaks. A caller's path picks its format; a provider speaks one or more. */
-export type WireFormat = 'openai' | 'anthropic'
+/** The wire formats callers speak: a caller's path picks its format, and its answers and errors come back in it. */
+export type CallerWireFormat = 'openai' | 'anthropic'
+
+/** The wire formats providers speak: the callers' formats, Gemini's generateContent and Bedrock's Converse. */
+export type WireFormat = CallerWireFormat | 'gemini' | 'bedrock'
 
 export type ProviderName = 'openai' | 'anthropic'
 

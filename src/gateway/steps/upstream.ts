@@ -1,6 +1,6 @@
 import { EgressRefused } from '../../egress/policy'
 import { ApiError } from '../../errors'
-import { parseJson, type WireFormat } from '../providers/provider'
+import { type CallerWireFormat, parseJson } from '../providers/provider'
 import { type AttemptFailure, retryAfterMs } from '../routing/policy'
 import { type ProviderFailure, readFailure } from '../translate/errors'
 
@@ -79,7 +79,7 @@ const PASSED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 /** The request-id header each format's SDK reads, so a translated answer carries the id where the caller looks. */
 const REQUEST_ID_HEADER = { openai: 'x-request-id', anthropic: 'request-id' } as const
 
-export function passProviderHeaders(from: Headers, to: Headers, callerFormat: WireFormat): void {
+export function passProviderHeaders(from: Headers, to: Headers, callerFormat: CallerWireFormat): void {
   from.forEach((value, name) => {
     if (PASSED_HEADERS.includes(name) || PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) to.set(name, value)
   })

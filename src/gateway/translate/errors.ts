@@ -6,7 +6,7 @@
  * `overloaded_error`.
  */
 import type { SseEvent } from '../../util/sse'
-import { asRecord, parseJson, type WireFormat } from '../providers/provider'
+import { asRecord, type CallerWireFormat, parseJson } from '../providers/provider'
 
 export type FailureKind =
   | 'invalid_request'
@@ -25,7 +25,7 @@ export interface ProviderFailure {
 }
 
 /** What each format calls each kind: Anthropic's documented error types, and OpenAI's. */
-const TYPE_NAMES: Record<WireFormat, Record<FailureKind, string>> = {
+const TYPE_NAMES: Record<CallerWireFormat, Record<FailureKind, string>> = {
   anthropic: {
     invalid_request: 'invalid_request_error',
     authentication: 'authentication_error',
@@ -105,7 +105,7 @@ export function readFailure(payload: unknown, status: number, fallback: string):
 }
 
 /** The whole error answer in the caller's format. */
-export function failureBody(format: WireFormat, failure: ProviderFailure): unknown {
+export function failureBody(format: CallerWireFormat, failure: ProviderFailure): unknown {
   const type = TYPE_NAMES[format][failure.kind]
   if (format === 'anthropic') return { type: 'error', error: { type, message: failure.message } }
   return { error: { message: failure.message, type, param: null, code: OPENAI_CODES[failure.kind] ?? null } }

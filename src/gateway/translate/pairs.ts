@@ -1,5 +1,5 @@
 import type { SseEvent } from '../../util/sse'
-import type { WireFormat } from '../providers/provider'
+import type { CallerWireFormat, WireFormat } from '../providers/provider'
 import { anthropicMessages } from './anthropic-messages'
 import type { CallerFormat, ProviderFormat } from './canonical'
 import { openaiChat } from './openai-chat'
@@ -14,7 +14,7 @@ export interface Translation {
 }
 
 /** The formats callers speak: each is read into the canonical call, and its answers written back. */
-const CALLER_FORMATS: Partial<Record<WireFormat, CallerFormat>> = {
+const CALLER_FORMATS: Record<CallerWireFormat, CallerFormat> = {
   openai: openaiChat,
   anthropic: anthropicMessages,
 }
@@ -54,14 +54,14 @@ function through(caller: CallerFormat, provider: ProviderFormat, now: () => numb
  * side is one gw does not translate.
  */
 export function translationBetween(
-  caller: WireFormat,
+  caller: CallerWireFormat,
   provider: WireFormat,
   now: () => number = Date.now,
 ): Translation | undefined {
   if (caller === provider) return undefined
   const reads = CALLER_FORMATS[caller]
   const writes = PROVIDER_FORMATS[provider]
-  if (!reads || !writes) return undefined
+  if (!writes) return undefined
   if (now !== Date.now) return through(reads, writes, now)
   const pair = `${caller}->${provider}` as const
   let translation = PAIRS.get(pair)
@@ -73,7 +73,7 @@ export function translationBetween(
 }
 
 /** Each pair's translation, made once: a call only asks for the one it needs. */
-const PAIRS = new Map<`${WireFormat}->${WireFormat}`, Translation>()
+const PAIRS = new Map<`${CallerWireFormat}->${WireFormat}`, Translation>()
 
 /** A translation warning with more names in it: `dropped: a, b`, sorted, each once. */
 export function warningWith(warning: string | undefined, more: readonly string[]): string | undefined {
