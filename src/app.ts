@@ -17,7 +17,7 @@ import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
-import { PROVIDERS, resolveModel } from './gateway/providers/registry'
+import { resolveModel } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
 import { DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './gateway/routing/chains'
 import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
@@ -348,7 +348,7 @@ function dispatchRoutes(dispatch: Services['dispatch'], providerApi: Services['p
         summary: `${api.summary}; on the organization's own provider key`,
         security: [{ bearer: [] }],
         'x-scope': 'gateway',
-        'x-wire-format': PROVIDERS[api.provider].format,
+        'x-wire-format': api.provider,
       } as Record<string, unknown>,
     })
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { anthropic } from '../src/gateway/providers/anthropic'
-import { openaiCompatible } from '../src/gateway/providers/openai-compatible'
+import { anthropic, anthropicFamily } from '../src/gateway/providers/anthropic'
+import { openaiCompatible, openaiFamily } from '../src/gateway/providers/openai-compatible'
 import { resolveModel } from '../src/gateway/providers/registry'
 
 describe('the model registry', () => {
@@ -30,11 +30,11 @@ describe('the model registry', () => {
 describe('usage as the providers report it', () => {
   test("a provider's nonsense counts become whole numbers within bounds, never a record the store refuses", () => {
     expect(
-      openaiCompatible.usageOf({
+      openaiFamily.usageOf({
         usage: { prompt_tokens: 1.5e20, completion_tokens: -3, prompt_tokens_details: { cached_tokens: 2.7 } },
       }),
     ).toEqual({ promptTokens: 500_000_000, completionTokens: 0, cacheReadTokens: 2, cacheWriteTokens: 0 })
-    expect(anthropic.usageOf({ usage: { input_tokens: 'many', output_tokens: Number.NaN } })).toMatchObject({
+    expect(anthropicFamily.usageOf({ usage: { input_tokens: 'many', output_tokens: Number.NaN } })).toMatchObject({
       promptTokens: 0,
       completionTokens: 0,
     })
@@ -42,7 +42,7 @@ describe('usage as the providers report it', () => {
 
   test('OpenAI: cached tokens are part of prompt_tokens', () => {
     expect(
-      openaiCompatible.usageOf({
+      openaiFamily.usageOf({
         usage: { prompt_tokens: 1000, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 400 } },
       }),
     ).toEqual({
@@ -51,16 +51,16 @@ describe('usage as the providers report it', () => {
       cacheReadTokens: 400,
       cacheWriteTokens: 0,
     })
-    expect(openaiCompatible.usageOf({ usage: { input_tokens: 10, output_tokens: 5 } })).toMatchObject({
+    expect(openaiFamily.usageOf({ usage: { input_tokens: 10, output_tokens: 5 } })).toMatchObject({
       promptTokens: 10,
       completionTokens: 5,
     })
-    expect(openaiCompatible.usageOf({ choices: [] })).toBeUndefined()
+    expect(openaiFamily.usageOf({ choices: [] })).toBeUndefined()
   })
 
   test('Anthropic: cache reads and writes are added to input_tokens', () => {
     expect(
-      anthropic.usageOf({
+      anthropicFamily.usageOf({
         usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 200 },
       }),
     ).toEqual({
@@ -72,7 +72,7 @@ describe('usage as the providers report it', () => {
   })
 
   test('Anthropic stream: message_start gives the input side, message_delta the final output count', () => {
-    const usage = anthropic.streamUsage()
+    const usage = anthropicFamily.streamUsage()
     usage.push({
       event: 'message_start',
       data: JSON.stringify({
@@ -87,10 +87,10 @@ describe('usage as the providers report it', () => {
   test('OpenAI stream: the usage chunk, and only it, is the injected one', () => {
     const usageChunk = { data: JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } }) }
     const textChunk = { data: JSON.stringify({ choices: [{ delta: { content: 'x' } }] }) }
-    expect(openaiCompatible.isInjectedUsageEvent(usageChunk, false)).toBe(true)
-    expect(openaiCompatible.isInjectedUsageEvent(usageChunk, true)).toBe(false)
-    expect(openaiCompatible.isInjectedUsageEvent(textChunk, false)).toBe(false)
-    const usage = openaiCompatible.streamUsage()
+    expect(openaiFamily.isInjectedUsageEvent(usageChunk, false)).toBe(true)
+    expect(openaiFamily.isInjectedUsageEvent(usageChunk, true)).toBe(false)
+    expect(openaiFamily.isInjectedUsageEvent(textChunk, false)).toBe(false)
+    const usage = openaiFamily.streamUsage()
     usage.push(textChunk)
     usage.push(usageChunk)
     usage.push({ data: '[DONE]' })
@@ -98,29 +98,32 @@ describe('usage as the providers report it', () => {
   })
 
   test("streaming chat asks for usage; the caller's own choice is remembered", () => {
-    expect(openaiCompatible.requestUsageInStream({ stream: true, messages: [] })).toEqual({
+    expect(openaiFamily.requestUsageInStream({ stream: true, messages: [] })).toEqual({
       body: { stream: true, messages: [], stream_options: { include_usage: true } },
       callerAskedForUsage: false,
     })
     expect(
-      openaiCompatible.requestUsageInStream({ stream: true, messages: [], stream_options: { include_usage: true } })
+      openaiFamily.requestUsageInStream({ stream: true, messages: [], stream_options: { include_usage: true } })
         .callerAskedForUsage,
     ).toBe(true)
   })
 
-  test('upstream URLs and credentials', () => {
-    const openaiCall = openaiCompatible.upstream(
-      '/v1/chat/completions',
-      { apiKey: 'sk', baseUrl: 'http://127.0.0.1:8000/v1/' },
-      new Headers(),
-    )
+  const call = { model: 'm', stream: false, body: undefined }
+  test('upstream URLs and credentials', async () => {
+    const openaiCall = await openaiCompatible.upstream({
+      ...call,
+      path: '/v1/chat/completions',
+      credentials: { apiKey: 'sk', baseUrl: 'http://127.0.0.1:8000/v1/' },
+      callerHeaders: new Headers(),
+    })
     expect(openaiCall.url).toBe('http://127.0.0.1:8000/v1/chat/completions')
     expect(openaiCall.headers.get('authorization')).toBe('Bearer sk')
-    const anthropicCall = anthropic.upstream(
-      '/v1/messages',
-      { apiKey: 'ak', baseUrl: 'https://api.anthropic.com' },
-      new Headers({ 'anthropic-beta': 'x', authorization: 'Bearer gw-sk-caller' }),
-    )
+    const anthropicCall = await anthropic.upstream({
+      ...call,
+      path: '/v1/messages',
+      credentials: { apiKey: 'ak', baseUrl: 'https://api.anthropic.com' },
+      callerHeaders: new Headers({ 'anthropic-beta': 'x', authorization: 'Bearer gw-sk-caller' }),
+    })
     expect(anthropicCall.url).toBe('https://api.anthropic.com/v1/messages')
     expect(anthropicCall.headers.get('x-api-key')).toBe('ak')
     expect(anthropicCall.headers.get('anthropic-beta')).toBe('x')

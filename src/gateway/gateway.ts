@@ -200,7 +200,14 @@ export class Gateway {
       const operator = this.deps.config.providers[provider.name]
       const credentials = await ownCredentials(this.deps.orgKeys, state.facts.principal, provider, operator)
       await this.checkLimits(state)
-      const upstream = provider.upstream(url.pathname, credentials, request.headers)
+      const upstream = await provider.upstream({
+        path: url.pathname,
+        model: api.kind,
+        stream: false,
+        credentials,
+        callerHeaders: request.headers,
+        body: call.body,
+      })
       const contentType = request.headers.get('content-type')
       if (call.body && contentType) upstream.headers.set('content-type', contentType)
       else upstream.headers.delete('content-type')

@@ -20,26 +20,21 @@ export interface ProviderCredentials {
 }
 
 /**
- * What the gateway needs from a provider family. A new provider is one folder exporting one of
- * these; the registry lists them statically (the compiled binary cannot import by computed name).
+ * How a wire format's answers are read: what a call used, which model served, why it stopped, and
+ * where its stream ends. One per format; a provider speaks one or more (Vertex serves Gemini and Claude).
  */
-export interface ProviderAdapter {
-  name: ProviderName
+export interface WireFamily {
   format: WireFormat
-  /** Paths (as callers send them) this provider serves in its own format. */
+  /** Paths (as callers send them) served in this format as they come, untranslated. */
   paths: readonly string[]
-  /** Where a translated conversation goes: the provider's own chat path. */
+  /** Where a translated conversation goes, as a path of the format's own API (the provider makes the URL). */
   chatPath: string
-  /** True when calls need an operator key (a vendor's API); a self-hosted server may need none. */
-  requiresKey(credentials: ProviderCredentials): boolean
-  /** The upstream URL and headers for a call; `body` is already in the provider's format. */
-  upstream(path: string, credentials: ProviderCredentials, callerHeaders: Headers): { url: string; headers: Headers }
   /** Adjusts a streaming request so the usage comes back in the stream (OpenAI's `stream_options`). */
   requestUsageInStream(body: Record<string, unknown>): { body: Record<string, unknown>; callerAskedForUsage: boolean }
   usageOf(response: unknown): Usage | undefined
   /** Accumulates usage over stream events; returns the usage known so far. */
   streamUsage(): StreamUsage
-  /** True for the provider's "stream complete" event; a stream that ends without it failed. */
+  /** True for the format's "stream complete" event; a stream that ends without it failed. */
   isStreamEnd(event: SseEvent): boolean
   /** True for an event the caller did not ask for and must not see (the extra usage chunk). */
   isInjectedUsageEvent(event: SseEvent, callerAskedForUsage: boolean): boolean
@@ -47,6 +42,41 @@ export interface ProviderAdapter {
   servedModel(payload: unknown): string | undefined
   /** Why the model stopped (`stop`, `length`, `end_turn`, ...), from a response body, one per choice. */
   finishReasons(payload: unknown): string[]
+  /** Reads a stream's bytes into its events: server-sent events unless the format frames them otherwise. */
+  eventParser(): EventParser
+}
+
+/** Turns a stream's bytes into its events as they arrive; `end` gives those left when the bytes end. */
+export interface EventParser {
+  push(chunk: Uint8Array): SseEvent[]
+  end(): SseEvent[]
+}
+
+/** One call as it leaves for its provider. */
+export interface UpstreamCall {
+  /** The path in the format's API: the caller's own for a call passed through, the format's chat path when translated. */
+  path: string
+  /** The model as the provider names it (some providers put it in the URL). */
+  model: string
+  stream: boolean
+  credentials: ProviderCredentials
+  callerHeaders: Headers
+  /** The body as it will be sent, for providers that sign it. */
+  body: string | Uint8Array | undefined
+}
+
+/**
+ * What the gateway needs from a provider: the format each of its models speaks, and where a call goes
+ * with which credentials. A new provider is one folder exporting one of these; the registry lists them
+ * statically (the compiled binary cannot import by computed name).
+ */
+export interface ProviderAdapter {
+  name: ProviderName
+  family(model: string): WireFamily
+  /** True when calls need an operator key (a vendor's API); a self-hosted server may need none. */
+  requiresKey(credentials: ProviderCredentials): boolean
+  /** The upstream URL and headers for a call: the provider's address, its authentication (a key, a token, a signature). */
+  upstream(call: UpstreamCall): Promise<{ url: string; headers: Headers }>
 }
 
 export interface StreamUsage {

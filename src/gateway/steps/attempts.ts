@@ -93,7 +93,14 @@ export class Attempts {
         const key = pickKey(keys, cooling, tried, deps.random) ?? (keys[0] as KeyCandidate)
         tried.add(key.id)
         if (key.ptb) await deps.credits.require(facts.principal.orgId)
-        const upstream = provider.upstream(upstreamPath, key.credentials, call.request.headers)
+        const upstream = await provider.upstream({
+          path: upstreamPath,
+          model: facts.model,
+          stream: prepared.streams,
+          credentials: key.credentials,
+          callerHeaders: call.request.headers,
+          body: outgoing.payload,
+        })
         if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
         const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })
         span?.inject(upstream.headers)

@@ -3,7 +3,7 @@ import type { AccessPolicies } from '../../governance/policies'
 import type { PriceSource } from '../../money/price-book'
 import type { ChainStep } from '../../store/json-columns'
 import type { CallFacts, Dispatch } from '../call'
-import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
+import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName, WireFamily } from '../providers/provider'
 import { resolveModel } from '../providers/registry'
 import { type Translation, translationBetween } from '../translate/pairs'
 import { estimateCost } from './admission'
@@ -15,6 +15,8 @@ import { type UnitMeasure, unitEstimate, unitMeasure } from './units'
 export interface Prepared {
   facts: CallFacts
   provider: ProviderAdapter
+  /** The format the model is called in. */
+  family: WireFamily
   translation: Translation | undefined
   upstreamPath: string
   outgoing: OutgoingBody
@@ -63,9 +65,10 @@ export async function prepareModel(
     { kind: 'provider', id: provider.name },
     { kind: 'model', id: model },
   ])
-  const translation = translationBetween(facts.callerFormat, provider.format)
-  const upstreamPath = upstreamPathFor(dispatch.call.path, provider, translation)
-  const outgoing = await outgoingBody(read, provider, model, translation)
+  const family = provider.family(model)
+  const translation = translationBetween(facts.callerFormat, family.format)
+  const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation)
+  const outgoing = await outgoingBody(read, family, model, translation)
   const keys = await keyCandidates(
     { operator: deps.providers, orgKeys: deps.orgKeys },
     facts.principal,
@@ -84,7 +87,7 @@ export async function prepareModel(
   }
   const units = unitMeasure(route.measure, provider.name, model, read.body)
   if (units) facts = { ...facts, unitPrice: units.unitPrice, estimatedCostNano: unitEstimate(units), estimatedTokens: 0 }
-  return { facts, provider, translation, upstreamPath, outgoing, keys, units, streams: read.fields.stream === true }
+  return { facts, provider, family, translation, upstreamPath, outgoing, keys, units, streams: read.fields.stream === true }
 }
 
 /** A step of the plan made ready: its facts start from the call's, without a former step's downgrade or hold. */

@@ -1,7 +1,7 @@
 import type { Usage } from '../../money/usage'
-import { encodeSse, type SseEvent, SseParser } from '../../util/sse'
+import { encodeSse, type SseEvent } from '../../util/sse'
 import type { GatewayMeta } from '../meta/store'
-import type { ProviderAdapter } from '../providers/provider'
+import type { WireFamily } from '../providers/provider'
 import type { BodyCapture } from '../request-log/body-capture'
 import { failureFrame, type ProviderFailure, type StreamProtocol, streamFailureOf } from '../translate/errors'
 import type { Translation } from '../translate/pairs'
@@ -27,7 +27,8 @@ export interface RelayOptions {
   /** The stream's reader, its first bytes already read: until they came, another step could still serve. */
   reader: AnswerReader
   first: Uint8Array
-  provider: ProviderAdapter
+  /** The provider's format: how its events are framed, what they say of usage, and which one ends the stream. */
+  family: WireFamily
   translation: Translation | undefined
   /** The stream protocol the caller reads: its in-band errors are written in it. */
   protocol: StreamProtocol
@@ -63,7 +64,7 @@ const mayBeFailure = (event: SseEvent): boolean =>
  * which aborts the provider call, and is recorded as 499.
  */
 export function relayStream(options: RelayOptions): Response {
-  const { upstream, reader, provider, translation, protocol, clientSignal, callerAskedForUsage, now, startedAt, capture, keep } =
+  const { upstream, reader, family, translation, protocol, clientSignal, callerAskedForUsage, now, startedAt, capture, keep } =
     options
   const send = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: Uint8Array[]) => {
     for (const chunk of chunks) {
@@ -73,8 +74,8 @@ export function relayStream(options: RelayOptions): Response {
     }
   }
   let first: Uint8Array | undefined = options.first
-  const parser = new SseParser()
-  const usage = provider.streamUsage()
+  const parser = family.eventParser()
+  const usage = family.streamUsage()
   const stream = translation?.stream(callerAskedForUsage)
   // Raw bytes may go straight through only when no event must change or disappear.
   const rawPassThrough = translation === undefined && callerAskedForUsage
@@ -103,7 +104,7 @@ export function relayStream(options: RelayOptions): Response {
     for (const event of parsed) {
       events += 1
       usage.push(event)
-      if (provider.isStreamEnd(event)) sawEnd = true
+      if (family.isStreamEnd(event)) sawEnd = true
       const failed = mayBeFailure(event) ? streamFailureOf(event) : undefined
       if (failed) {
         failure ??= failed
@@ -114,7 +115,7 @@ export function relayStream(options: RelayOptions): Response {
       }
       if (rawPassThrough) continue
       if (stream) for (const translated of stream.push(event)) out.push(encodeSse(translated))
-      else if (!provider.isInjectedUsageEvent(event, callerAskedForUsage)) out.push(encodeSse(event))
+      else if (!family.isInjectedUsageEvent(event, callerAskedForUsage)) out.push(encodeSse(event))
     }
   }
 

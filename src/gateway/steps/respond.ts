@@ -66,7 +66,7 @@ export class Answers {
   /** The answer of the attempt that served: relayed as it comes (raw, a stream) or whole, and settled as it ends. */
   async served(dispatch: Dispatch, prepared: Prepared, result: Served): Promise<Response> {
     const { call, route, state, cache } = dispatch
-    const { provider, translation, outgoing, units } = prepared
+    const { family, translation, outgoing, units } = prepared
     const facts = state.facts
     if (result.read === 'raw') return this.raw(state, result.response, units?.unitsOf)
     if (result.read === 'whole') return this.whole(dispatch, prepared, result.response, result.text)
@@ -75,7 +75,7 @@ export class Answers {
       upstream: result.response,
       reader: result.reader,
       first: result.first,
-      provider,
+      family,
       translation,
       protocol: route.stream,
       clientSignal: call.request.signal,
@@ -126,7 +126,7 @@ export class Answers {
   /** A whole (non-streamed) answer: translated when the formats differ, settled, kept when asked, and sent with the served model. */
   private async whole(dispatch: Dispatch, prepared: Prepared, response: Response, text: string): Promise<Response> {
     const { state, cache } = dispatch
-    const { provider, translation } = prepared
+    const { family, translation } = prepared
     const facts = state.facts
     const payload = parseJson(text)
     const translated = translation?.response(payload)
@@ -135,9 +135,9 @@ export class Answers {
     const meta = await state.settle(facts, {
       status: 'success',
       httpStatus: response.status,
-      usage: provider.usageOf(payload),
-      servedModel: provider.servedModel(payload),
-      finishReasons: provider.finishReasons(payload),
+      usage: family.usageOf(payload),
+      servedModel: family.servedModel(payload),
+      finishReasons: family.finishReasons(payload),
       dropped: translated?.dropped,
     })
     if (cache) this.deps.cache.keep(cache, meta, { status: response.status, contentType: JSON_TYPE, body: out, streamed: false })

@@ -1,22 +1,25 @@
 import { badRequest } from '../../errors'
-import { asRecord, type ProviderAdapter } from '../providers/provider'
+import { asRecord, type WireFamily } from '../providers/provider'
 import type { Translation } from '../translate/pairs'
 import type { ReadCall } from './read-call'
 
-/** Where the call goes on the provider: its own path when the formats agree, else the provider's chat path. */
-export function upstreamPathFor(path: string, provider: ProviderAdapter, translation: Translation | undefined): string {
+/** Where the call goes in the provider's API: its own path when the formats agree, else the format's chat path. */
+export function upstreamPathFor(
+  path: string,
+  provider: string,
+  family: WireFamily,
+  translation: Translation | undefined,
+): string {
   if (!translation) {
-    if (!provider.paths.includes(path)) {
-      throw badRequest(`${path} is not served by provider ${provider.name}; it serves ${provider.paths.join(', ')}`)
+    if (!family.paths.includes(path)) {
+      throw badRequest(`${path} is not served by provider ${provider}; it serves ${family.paths.join(', ')}`)
     }
     return path
   }
   if (path !== '/v1/chat/completions' && path !== '/v1/messages') {
-    throw badRequest(
-      `${path} cannot be translated for provider ${provider.name}; only chat (/v1/chat/completions, /v1/messages) can`,
-    )
+    throw badRequest(`${path} cannot be translated for provider ${provider}; only chat (/v1/chat/completions, /v1/messages) can`)
   }
-  return provider.chatPath
+  return family.chatPath
 }
 
 /** The body the provider is sent, and what making it decided. */
@@ -39,7 +42,7 @@ export interface OutgoingBody {
  */
 export async function outgoingBody(
   call: ReadCall,
-  provider: ProviderAdapter,
+  family: WireFamily,
   model: string,
   translation: Translation | undefined,
 ): Promise<OutgoingBody> {
@@ -52,7 +55,7 @@ export async function outgoingBody(
     upstream = { ...translated.request, model }
     if (translated.dropped.length > 0) translationWarning = `dropped: ${translated.dropped.join(', ')}`
   }
-  const usageRequest = provider.requestUsageInStream(upstream)
+  const usageRequest = family.requestUsageInStream(upstream)
   upstream = usageRequest.body
   // A translation may set the provider's required output bound; the caller's own is checked already.
   const translatedMax = upstream.max_tokens

@@ -1,5 +1,6 @@
 import type { Usage } from '../../../money/usage'
-import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+import { SseParser } from '../../../util/sse'
+import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 
 /** The version gw speaks when the caller names none; a caller's `anthropic-version` is passed on. */
 const DEFAULT_VERSION = '2023-06-01'
@@ -53,23 +54,11 @@ function streamUsage(): StreamUsage {
   }
 }
 
-export const anthropic: ProviderAdapter = {
-  name: 'anthropic',
+/** Anthropic's Messages API, as Anthropic serves it (and Bedrock and Vertex, for Claude, by their own addresses). */
+export const anthropicFamily: WireFamily = {
   format: 'anthropic',
   paths: ['/v1/messages', '/v1/messages/count_tokens'],
   chatPath: '/v1/messages',
-  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.anthropic.com',
-
-  upstream(path, credentials, callerHeaders) {
-    const headers = new Headers({ 'content-type': 'application/json', 'anthropic-version': DEFAULT_VERSION })
-    for (const name of FORWARDED_HEADERS) {
-      const value = callerHeaders.get(name)
-      if (value) headers.set(name, value)
-    }
-    if (credentials.apiKey) headers.set('x-api-key', credentials.apiKey)
-    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path}`, headers }
-  },
-
   requestUsageInStream: (body) => ({ body, callerAskedForUsage: true }),
   usageOf: (payload) => usageFrom(asRecord(asRecord(payload)?.usage)),
   streamUsage,
@@ -80,4 +69,21 @@ export const anthropic: ProviderAdapter = {
   },
   isStreamEnd: (event) => event.event === 'message_stop',
   isInjectedUsageEvent: () => false,
+  eventParser: () => new SseParser(),
+}
+
+export const anthropic: ProviderAdapter = {
+  name: 'anthropic',
+  family: () => anthropicFamily,
+  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.anthropic.com',
+
+  async upstream({ path, credentials, callerHeaders }) {
+    const headers = new Headers({ 'content-type': 'application/json', 'anthropic-version': DEFAULT_VERSION })
+    for (const name of FORWARDED_HEADERS) {
+      const value = callerHeaders.get(name)
+      if (value) headers.set(name, value)
+    }
+    if (credentials.apiKey) headers.set('x-api-key', credentials.apiKey)
+    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path}`, headers }
+  },
 }

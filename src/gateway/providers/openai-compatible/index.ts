@@ -1,6 +1,6 @@
 import type { Usage } from '../../../money/usage'
-import type { SseEvent } from '../../../util/sse'
-import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage } from '../provider'
+import { type SseEvent, SseParser } from '../../../util/sse'
+import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 
 /**
  * OpenAI and every server that speaks its API (vLLM, Ollama, llama.cpp, ...): the base URL names the
@@ -70,8 +70,8 @@ function streamUsage(): StreamUsage {
   }
 }
 
-export const openaiCompatible: ProviderAdapter = {
-  name: 'openai',
+/** OpenAI's own formats: Chat Completions, Completions, the Responses API, and the rest of its paths. */
+export const openaiFamily: WireFamily = {
   format: 'openai',
   paths: [
     '/v1/chat/completions',
@@ -85,14 +85,6 @@ export const openaiCompatible: ProviderAdapter = {
     '/v1/audio/translations',
   ],
   chatPath: '/v1/chat/completions',
-  // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com never does.
-  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.openai.com',
-
-  upstream(path, credentials) {
-    const headers = new Headers({ 'content-type': 'application/json' })
-    if (credentials.apiKey) headers.set('authorization', `Bearer ${credentials.apiKey}`)
-    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`, headers }
-  },
 
   requestUsageInStream(body) {
     const options = asRecord(body.stream_options)
@@ -113,5 +105,20 @@ export const openaiCompatible: ProviderAdapter = {
     if (callerAskedForUsage || event.data === '[DONE]') return false
     const chunk = asRecord(parseJson(event.data))
     return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined
+  },
+
+  eventParser: () => new SseParser(),
+}
+
+export const openaiCompatible: ProviderAdapter = {
+  name: 'openai',
+  family: () => openaiFamily,
+  // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com never does.
+  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.openai.com',
+
+  async upstream({ path, credentials }) {
+    const headers = new Headers({ 'content-type': 'application/json' })
+    if (credentials.apiKey) headers.set('authorization', `Bearer ${credentials.apiKey}`)
+    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`, headers }
   },
 }
