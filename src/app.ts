@@ -58,6 +58,7 @@ import { memberRoutes } from './modules/members/routes'
 import { MembersService } from './modules/members/service'
 import { modelPriceRoutes } from './modules/model-prices/routes'
 import { ModelPricesService } from './modules/model-prices/service'
+import { RetentionJob, type RetentionJobOptions } from './modules/organization/retention'
 import { organizationRoutes } from './modules/organization/routes'
 import { OrganizationService } from './modules/organization/service'
 import { OrganizationSettingsService } from './modules/organization/settings-service'
@@ -95,6 +96,7 @@ import { MemorySpendStore, type SpendStore } from './spend/counters'
 import { BudgetEnforcer } from './spend/enforcer'
 import { BudgetNotices } from './spend/notices'
 import { SpendPolicies } from './spend/policy'
+import { RecordRetention } from './spend/retention'
 import type { Store } from './store/store'
 import type { HealthProbe } from './util/health-probe'
 import { BodyBudget } from './util/read-body'
@@ -123,6 +125,10 @@ export interface AppDeps {
   /** The Users feature (per-user traffic views); a deployment may switch it off. On when absent. */
   usersFeature?: boolean
   globalRateLimit: { requests: number; windowSeconds: number }
+  /** GW_REQUEST_RETENTION_DAYS: request records are kept at most this many days; forever when absent. */
+  requestRetentionDays?: number
+  /** How the retention job paces itself; tests and the soak bench change it. */
+  retentionJob?: RetentionJobOptions
   /** GW_MAX_BODY_BYTES: the largest body of a gateway call; 32 MiB when absent. */
   maxBodyBytes?: number
   now?: () => number
@@ -154,7 +160,8 @@ export function createServices(deps: AppDeps) {
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
   const vault = new Vault(deps.serverSecret)
   const keyHealth = deps.keyHealth ?? new MemoryKeyHealth(deps.now)
-  const settings = new OrganizationSettingsService(deps.store, deps.now)
+  const retention = new RecordRetention(deps.store, deps.requestRetentionDays)
+  const settings = new OrganizationSettingsService(deps.store, retention, deps.now)
   const prices = new PriceBook(deps.store, deps.now)
   const spendPolicies = new SpendPolicies(deps.store, deps.now)
   const budgets = new BudgetEnforcer({
@@ -229,7 +236,7 @@ export function createServices(deps: AppDeps) {
     security: new SecurityViews(deps.store, deps.now),
     relayedCalls: new RelayedCallViews(deps.store, deps.now),
     budgetActions: new BudgetActionViews(deps.store, deps.now),
-    budgets: new BudgetsService(deps.store, spendPolicies, budgets, deps.now),
+    budgets: new BudgetsService(deps.store, spendPolicies, budgets, retention, deps.now),
     /** The organisations' fallback chains, and the gateway's reader of them (`ChainSource.chainFor`). */
     fallbackChains,
     /** The organisations' compiled access rules: the gateway, MCP and A2A ask them; the governance module changes them. */
@@ -237,6 +244,8 @@ export function createServices(deps: AppDeps) {
     governance: new GovernanceService(deps.store, accessPolicies, deps.now),
     sso: new SsoService(deps.store, vault, egress, deps.txtResolver, deps.now),
     settings,
+    /** Deletes what the organisations' retention lets go; `gw serve` starts it and stops it on shutdown. */
+    retention: new RetentionJob({ store: deps.store, retention, log: deps.log, now: deps.now }, deps.retentionJob),
     health: new HealthService(deps.probes, deps.requestLog, deps.now),
     rateLimitRules,
     /** What a call costs: the organisation's own prices over the built-in table. */

@@ -1,8 +1,19 @@
+import { readFileSync } from 'node:fs'
 import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import {
+  type OperatorProviders,
+  PROVIDERS_TABLE,
+  type ProviderCredentials,
+  type ProviderName,
+  VENDOR_NAMES,
+  type VendorName,
+} from './directory/providers'
+import { readServiceAccount } from './directory/service-account'
 import { type AllowList, parseAllowList } from './egress/policy'
 import { LOG_LEVELS, type LogLevel } from './log'
 import { SAMPLERS, type SamplerName, type TracingConfig } from './observability/tracing'
+import { MAX_RETENTION_DAYS } from './spend/retention'
 import type { DatabaseLocation } from './store/database'
 
 /**
@@ -15,6 +26,24 @@ const SECONDS = Type.String({ pattern: '^[1-9][0-9]{0,8}$' })
 const MILLISECONDS = Type.String({ pattern: '^[0-9]{1,9}$' })
 const COUNT = Type.String({ pattern: '^[1-9][0-9]{0,6}$' })
 const BOOLEAN = Type.Union([Type.Literal('true'), Type.Literal('false')])
+const KEY = { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' }
+const API_VERSION = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$|^v1$|^preview$' })
+const REGION = Type.String({ pattern: '^[a-z]{2,}(-[a-z0-9]+)*$' })
+/** A model name callers use, `=`, the provider's own name for it. */
+const ALIAS = '[A-Za-z0-9._:/-]{1,200}=[A-Za-z0-9._:/-]{1,200}'
+const baseUrl = (provider: ProviderName): Variable => ({
+  schema: URL_OF('http|https'),
+  allowed: `http://... or https://... (default: ${PROVIDERS_TABLE[provider].defaultBaseUrl})`,
+})
+
+/** An OpenAI-compatible vendor's two variables: it is on when its key is set. */
+type VendorVariables = { [N in VendorName as `${Uppercase<N>}_API_KEY` | `${Uppercase<N>}_BASE_URL`]: Variable }
+const VENDOR_VARIABLES = Object.fromEntries(
+  VENDOR_NAMES.flatMap((name) => [
+    [`${name.toUpperCase()}_API_KEY`, KEY],
+    [`${name.toUpperCase()}_BASE_URL`, baseUrl(name)],
+  ]),
+) as VendorVariables
 
 interface Variable {
   schema: TSchema
@@ -37,6 +66,10 @@ const VARIABLES = {
     allowed: 'at least 32 characters (default: generated into GW_DATA_DIR/secret)',
   },
   GW_META_TTL_SECONDS: { schema: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
+  GW_REQUEST_RETENTION_DAYS: {
+    schema: Type.String({ pattern: '^[1-9][0-9]{0,3}$' }),
+    allowed: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}: request records older than that are deleted (organisations may keep them for fewer days, never more); unset: kept forever`,
+  },
   GW_GLOBAL_RATE_LIMIT: {
     schema: Type.String({ pattern: '^[1-9][0-9]*/[1-9][0-9]*$' }),
     allowed: '<requests>/<seconds>, both positive integers, e.g. 1000/60',
@@ -164,10 +197,50 @@ const VARIABLES = {
     fallback: '2048',
   },
   OTEL_BSP_MAX_EXPORT_BATCH_SIZE: { schema: COUNT, allowed: 'spans sent in one export at most', fallback: '512' },
-  OPENAI_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
-  OPENAI_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
-  ANTHROPIC_API_KEY: { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' },
-  ANTHROPIC_BASE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
+  OPENAI_API_KEY: KEY,
+  OPENAI_BASE_URL: baseUrl('openai'),
+  ANTHROPIC_API_KEY: KEY,
+  ANTHROPIC_BASE_URL: baseUrl('anthropic'),
+  GEMINI_API_KEY: KEY,
+  GEMINI_BASE_URL: baseUrl('gemini'),
+  AZURE_OPENAI_API_KEY: KEY,
+  AZURE_OPENAI_ENDPOINT: {
+    schema: URL_OF('https?'),
+    allowed: "the Azure OpenAI resource's endpoint, e.g. https://<resource>.openai.azure.com (needed with AZURE_OPENAI_API_KEY)",
+  },
+  AZURE_OPENAI_API_VERSION: {
+    schema: API_VERSION,
+    allowed: 'a dated API version (e.g. 2024-10-21): deployments in the path; unset: the v1 API',
+  },
+  OPENAI_API_VERSION: { schema: API_VERSION, allowed: 'as AZURE_OPENAI_API_VERSION, which wins when both are set' },
+  AZURE_OPENAI_DEPLOYMENTS: {
+    schema: Type.String({ pattern: `^${ALIAS}(,${ALIAS})*$` }),
+    allowed: 'model=deployment pairs, comma-separated (gpt-4o=prod-4o): the models callers name, served by those deployments',
+  },
+  AWS_ACCESS_KEY_ID: { schema: Type.String({ pattern: '^[A-Z0-9]{16,128}$' }), allowed: 'an AWS access key id' },
+  AWS_SECRET_ACCESS_KEY: KEY,
+  AWS_SESSION_TOKEN: KEY,
+  AWS_REGION: { schema: REGION, allowed: 'an AWS region, e.g. us-east-1 (AWS_DEFAULT_REGION otherwise, else us-east-1)' },
+  AWS_DEFAULT_REGION: { schema: REGION, allowed: 'an AWS region' },
+  AWS_ENDPOINT_URL_BEDROCK_RUNTIME: {
+    schema: URL_OF('http|https'),
+    allowed: "Bedrock Runtime's address (default: https://bedrock-runtime.<region>.amazonaws.com)",
+  },
+  GOOGLE_APPLICATION_CREDENTIALS: {
+    schema: Type.String({ minLength: 1 }),
+    allowed: "the path of a service account's JSON key file, for Vertex AI",
+  },
+  GOOGLE_CLOUD_PROJECT: {
+    schema: Type.String({ pattern: '^[a-z][a-z0-9-]{4,61}[a-z0-9]$' }),
+    allowed: "a Google Cloud project id (default: the service account's)",
+  },
+  GOOGLE_CLOUD_LOCATION: { schema: REGION, allowed: 'a Vertex AI location, e.g. us-central1 or global', fallback: 'global' },
+  GOOGLE_VERTEX_BASE_URL: {
+    schema: URL_OF('http|https'),
+    allowed:
+      "Vertex AI's address (default: https://<location>-aiplatform.googleapis.com, or aiplatform.googleapis.com for global)",
+  },
+  ...VENDOR_VARIABLES,
 } satisfies Record<string, Variable>
 
 export type VariableName = keyof typeof VARIABLES
@@ -183,6 +256,8 @@ export interface Config {
   /** Absent means: generate one into the data directory (see server-secret.ts). */
   secret?: string
   metaTtlSeconds: number
+  /** GW_REQUEST_RETENTION_DAYS: the most days request records are kept; absent: forever. */
+  requestRetentionDays?: number
   upstreamTimeoutSeconds: number
   maxBodyBytes: number
   /** The in-process response cache's bound (GW_CACHE_MAX_BYTES). */
@@ -201,10 +276,8 @@ export interface Config {
   egress: { enabled: boolean; allow?: AllowList }
   /** Where the integrations' services are (GW_SLACK_API_URL, GW_STRIPE_API_URL). */
   integrations: { slackApiUrl: string; stripeApiUrl: string }
-  providers: {
-    openai: { apiKey?: string; baseUrl: string }
-    anthropic: { apiKey?: string; baseUrl: string }
-  }
+  /** The operator's own provider connections: OpenAI's and Anthropic's always (a self-hosted server may need no key), the others when configured. */
+  providers: OperatorProviders
 }
 
 export class ConfigError extends Error {
@@ -252,6 +325,9 @@ export function loadConfig(env: Env = process.env): Config {
     if (metricsPort > 65535) throw new ConfigError('GW_METRICS_ADDR', metricsAddr, VARIABLES.GW_METRICS_ADDR.allowed)
     metricsListen = { hostname: metricsAddr.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: metricsPort }
   }
+  const retention = read(env, 'GW_REQUEST_RETENTION_DAYS')
+  if (retention !== undefined && Number(retention) > MAX_RETENTION_DAYS)
+    throw new ConfigError('GW_REQUEST_RETENTION_DAYS', retention, VARIABLES.GW_REQUEST_RETENTION_DAYS.allowed)
   const allowHosts = read(env, 'GW_EGRESS_ALLOW_HOSTS')
   const allow = allowHosts === undefined ? undefined : parseAllowList(allowHosts)
   if (allowHosts !== undefined && !allow)
@@ -270,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     clickhouseUrl: read(env, 'GW_CLICKHOUSE_URL'),
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
+    requestRetentionDays: retention === undefined ? undefined : Number(retention),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),
     cacheMaxBytes: Number(required(env, 'GW_CACHE_MAX_BYTES')),
@@ -288,16 +365,96 @@ export function loadConfig(env: Env = process.env): Config {
       slackApiUrl: required(env, 'GW_SLACK_API_URL').replace(/\/+$/, ''),
       stripeApiUrl: required(env, 'GW_STRIPE_API_URL').replace(/\/+$/, ''),
     },
-    providers: {
-      openai: {
-        apiKey: read(env, 'OPENAI_API_KEY'),
-        baseUrl: read(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1',
-      },
-      anthropic: {
-        apiKey: read(env, 'ANTHROPIC_API_KEY'),
-        baseUrl: read(env, 'ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com',
-      },
+    providers: operatorProviders(env),
+  }
+}
+
+/**
+ * The providers the operator configured, each from its vendor's conventional variables. A provider is
+ * on when its credentials are set; one half-configured (a key without the endpoint it belongs to) stops
+ * start-up, as a typo would.
+ */
+function operatorProviders(env: Env): OperatorProviders {
+  const keyed = (apiKey: string | undefined, baseUrl: string, more: Partial<ProviderCredentials> = {}) =>
+    apiKey === undefined ? undefined : { apiKey, baseUrl, ...more }
+  const providers: OperatorProviders = {
+    openai: {
+      apiKey: read(env, 'OPENAI_API_KEY'),
+      baseUrl: read(env, 'OPENAI_BASE_URL') ?? PROVIDERS_TABLE.openai.defaultBaseUrl,
     },
+    anthropic: {
+      apiKey: read(env, 'ANTHROPIC_API_KEY'),
+      baseUrl: read(env, 'ANTHROPIC_BASE_URL') ?? PROVIDERS_TABLE.anthropic.defaultBaseUrl,
+    },
+    gemini: keyed(read(env, 'GEMINI_API_KEY'), read(env, 'GEMINI_BASE_URL') ?? PROVIDERS_TABLE.gemini.defaultBaseUrl),
+    azure: azureProvider(env),
+    bedrock: bedrockProvider(env),
+    vertex: vertexProvider(env),
+  }
+  for (const name of VENDOR_NAMES) {
+    const upper = name.toUpperCase() as Uppercase<VendorName>
+    const baseUrl = read(env, `${upper}_BASE_URL`) ?? PROVIDERS_TABLE[name].defaultBaseUrl
+    providers[name] = keyed(read(env, `${upper}_API_KEY`), baseUrl)
+  }
+  return providers
+}
+
+function azureProvider(env: Env): ProviderCredentials | undefined {
+  const apiKey = read(env, 'AZURE_OPENAI_API_KEY')
+  const endpoint = read(env, 'AZURE_OPENAI_ENDPOINT')
+  const apiVersion = read(env, 'AZURE_OPENAI_API_VERSION') ?? read(env, 'OPENAI_API_VERSION')
+  const deployments = read(env, 'AZURE_OPENAI_DEPLOYMENTS')
+  if (apiKey === undefined) return undefined
+  if (endpoint === undefined) throw new ConfigError('AZURE_OPENAI_ENDPOINT', '', VARIABLES.AZURE_OPENAI_ENDPOINT.allowed)
+  const models = deployments === undefined ? undefined : Object.fromEntries(deployments.split(',').map((pair) => pair.split('=')))
+  return {
+    apiKey,
+    baseUrl: endpoint.replace(/\/+$/, ''),
+    ...(apiVersion === undefined || apiVersion === 'v1' ? {} : { apiVersion }),
+    ...(models ? { models } : {}),
+  }
+}
+
+function bedrockProvider(env: Env): ProviderCredentials | undefined {
+  const accessKeyId = read(env, 'AWS_ACCESS_KEY_ID')
+  const secret = read(env, 'AWS_SECRET_ACCESS_KEY')
+  const sessionToken = read(env, 'AWS_SESSION_TOKEN')
+  const region = read(env, 'AWS_REGION') ?? read(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1'
+  const endpoint = read(env, 'AWS_ENDPOINT_URL_BEDROCK_RUNTIME')
+  if (accessKeyId === undefined && secret === undefined) return undefined
+  if (accessKeyId === undefined) throw new ConfigError('AWS_ACCESS_KEY_ID', '', 'set with AWS_SECRET_ACCESS_KEY')
+  if (secret === undefined) throw new ConfigError('AWS_SECRET_ACCESS_KEY', '', 'set with AWS_ACCESS_KEY_ID')
+  return {
+    apiKey: secret,
+    accessKeyId,
+    ...(sessionToken === undefined ? {} : { sessionToken }),
+    region,
+    baseUrl: (endpoint ?? `https://bedrock-runtime.${region}.amazonaws.com`).replace(/\/+$/, ''),
+  }
+}
+
+/** Vertex AI, with a service account's key file: read and checked now, so a bad file stops start-up. */
+function vertexProvider(env: Env): ProviderCredentials | undefined {
+  const path = read(env, 'GOOGLE_APPLICATION_CREDENTIALS')
+  if (path === undefined) return undefined
+  const allowed = VARIABLES.GOOGLE_APPLICATION_CREDENTIALS.allowed
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new ConfigError('GOOGLE_APPLICATION_CREDENTIALS', path, `${allowed}; it cannot be read: ${(error as Error).message}`)
+  }
+  const account = readServiceAccount(text)
+  if (typeof account === 'string') throw new ConfigError('GOOGLE_APPLICATION_CREDENTIALS', path, `${allowed}; ${account}`)
+  const project = read(env, 'GOOGLE_CLOUD_PROJECT') ?? account.projectId
+  if (project === undefined) throw new ConfigError('GOOGLE_CLOUD_PROJECT', '', 'set: the key file names no project')
+  const location = required(env, 'GOOGLE_CLOUD_LOCATION')
+  const host = location === 'global' ? 'aiplatform.googleapis.com' : `${location}-aiplatform.googleapis.com`
+  return {
+    apiKey: text,
+    baseUrl: (read(env, 'GOOGLE_VERTEX_BASE_URL') ?? `https://${host}`).replace(/\/+$/, ''),
+    project,
+    location,
   }
 }
 

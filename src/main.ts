@@ -14,7 +14,7 @@ import { ApiError } from './errors'
 import { serveMetrics } from './observability/observer'
 import { openRuntime, type Runtime } from './runtime'
 import { serve } from './serve'
-import { errorMessage } from './store/faults'
+import { emailProblem } from './util/email'
 import { VERSION } from './version'
 
 const HELP = `gw ${VERSION}: model gateway and management API
@@ -43,8 +43,9 @@ class UsageError extends Error {}
  * says so, in the caller's format; Bun's bare 413 is only the backstop.
  */
 const BUN_BODY_SLACK_BYTES = 1024 * 1024
-/** Stored bodies past their organisation's retention are deleted this often. */
+/** What is past its organisation's retention (records, bodies) is deleted this often, and first this soon after start-up. */
 const RETENTION_INTERVAL_MS = 3600 * 1000
+const RETENTION_FIRST_MS = 60 * 1000
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`gw: ${message}\n`)
@@ -64,6 +65,14 @@ function need(value: string | undefined, flag: string): string {
   return value
 }
 
+/** The person's address, refused before anything is opened: an Owner whose address the console refuses never signs in. */
+function needEmail(value: string | undefined): string {
+  const email = need(value, '--email')
+  const problem = emailProblem(email)
+  if (problem) throw new UsageError(`--email ${problem}`)
+  return email
+}
+
 async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true })
   try {
@@ -79,12 +88,7 @@ async function serveCommand(): Promise<void> {
   const log = deps.log
   const services = createServices(deps)
   const app = createApp(deps, services)
-  const retention = setInterval(() => {
-    services.settings
-      .applyRetention()
-      .then((deleted) => deleted > 0 && log.info('retention: bodies deleted', { deleted }))
-      .catch((error: unknown) => log.error('retention job failed; it runs again in an hour', { error: errorMessage(error) }))
-  }, RETENTION_INTERVAL_MS)
+  services.retention.start(RETENTION_FIRST_MS, RETENTION_INTERVAL_MS)
   const server = serve(app, services, {
     hostname: config.host,
     port: config.port,
@@ -102,12 +106,14 @@ async function serveCommand(): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     // Finish the requests in flight, then write what they queued, then close.
-    clearInterval(retention)
+    // The retention batch under way commits (or not) whole before the database closes.
+    const retentionStopped = services.retention.stop()
     await server.stop(false)
     await metricsServer?.stop(true)
     // The attempts under way are settled before the database closes; what is not sent yet stays in
     // the outbox for the next start, as do the events the last requests write.
     await services.deliverer.stop()
+    await retentionStopped
     await runtime.close()
     log.info('stopped', { requestLog: JSON.stringify(deps.requestLog.snapshot()) })
     process.exit(0)
@@ -165,7 +171,7 @@ async function main(argv: string[]): Promise<void> {
     case 'bootstrap': {
       const tier = values.tier ?? 'free'
       if (!(TIERS as readonly string[]).includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`)
-      const input = { orgName: need(values.org, '--org'), email: need(values.email, '--email'), tier: tier as Tier }
+      const input = { orgName: need(values.org, '--org'), email: needEmail(values.email), tier: tier as Tier }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
         const result = await createServices(runtime.deps).organizations.bootstrap({ ...input, password })
@@ -173,7 +179,7 @@ async function main(argv: string[]): Promise<void> {
       })
     }
     case 'member add': {
-      const input = { orgId: need(values.org, '--org'), email: need(values.email, '--email'), role: need(values.role, '--role') }
+      const input = { orgId: need(values.org, '--org'), email: needEmail(values.email), role: need(values.role, '--role') }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
         console.log(JSON.stringify(await createServices(runtime.deps).members.add({ ...input, password })))

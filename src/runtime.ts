@@ -237,6 +237,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       integrations: config.integrations,
       maxBodyBytes: config.maxBodyBytes,
       globalRateLimit: config.globalRateLimit,
+      requestRetentionDays: config.requestRetentionDays,
       metrics,
       metricsToken: config.metrics?.token,
       tracing,

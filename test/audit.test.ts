@@ -163,13 +163,15 @@ for (const dialect of DIALECTS) {
           ['?from=March%203%202026', 'from must be an ISO 8601 date-time'],
           ['?to=2026-13-45T00:00:00Z', 'to must be an ISO 8601 date-time'],
           ['?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'from must not be later than to'],
-          ['?cursor=bm9wZQ', 'cursor is not one this API returned'],
-          [`?cursor=${Buffer.from('|x').toString('base64url')}`, 'cursor is not one this API returned'],
-          // A numeric query parameter out of range is named by the error mapper only as a "property".
-          ['?limit=0', 'greater or equal to 1'],
-          ['?limit=5000', 'less or equal to 1000'],
-          ['?limit=2.5', 'multiple of 1'],
-          ['?limit=many', 'limit'],
+          ['?cursor=bm9wZQ', 'cursor is not one this API gave out'],
+          [`?cursor=${Buffer.from('|x').toString('base64url')}`, 'cursor is not one this API gave out'],
+          // A forged cursor: a time no date holds, an id with a NUL (which Postgres text cannot hold).
+          [`?cursor=${Buffer.from('[99999999999999999999,"x"]').toString('base64url')}`, 'cursor is not one this API gave out'],
+          [`?cursor=${Buffer.from('[1,"a\\u0000b"]').toString('base64url')}`, 'cursor is not one this API gave out'],
+          ['?limit=0', 'limit must be a whole number from 1 to 1000'],
+          ['?limit=5000', 'limit must be a whole number from 1 to 1000'],
+          ['?limit=2.5', 'limit must be a whole number from 1 to 1000'],
+          ['?limit=many', 'limit must be a whole number from 1 to 1000'],
           ['?unknown=1', 'unknown'],
           [`?action=${'a'.repeat(201)}`, 'action'],
         ]

@@ -89,6 +89,23 @@ describe('the compiled binary', () => {
     expect(run(['frobnicate'], { cwd: home }).code).toBe(2)
   })
 
+  test("an --email a browser's email field refuses exits 2 with one line naming it, and creates nothing", () => {
+    const cwd = mkdtempSync(join(work, 'bad-email-'))
+    for (const args of [
+      ['bootstrap', '--org', 'Acme', '--email', 'not an email'],
+      ['member', 'add', '--org', 'some-org', '--email', 'not an email', '--role', 'member'],
+    ]) {
+      const result = run(args, { cwd })
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'gw: --email "not an email" is not an email address such as name@example.com (what a browser\'s email field accepts), at most 254 characters',
+      ])
+    }
+    // Refused before the data directory is opened: no database, no secret.
+    expect(existsSync(join(cwd, 'gw-data'))).toBe(false)
+  })
+
   test("takes nothing from the working directory: a .env there changes no setting, a bunfig.toml's preload never runs", () => {
     const cwd = join(work, 'hostile')
     mkdirSync(cwd, { recursive: true })

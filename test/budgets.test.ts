@@ -85,7 +85,7 @@ describe('budgets: the routes', () => {
     [{ scope: { kind: 'customer' }, metric: 'usd', limit: 999_999_999_999.9987, window: 'week' }, 400, 'at most 1,000,000,000'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'fortnight' }, 400, 'window must be'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: { seconds: 0 } }, 400, 'window must be'],
-    [{ scope: { kind: 'provider', id: 'mistral' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'openai, anthropic'],
+    [{ scope: { kind: 'provider', id: 'nonesuch' }, metric: 'usd', limit: 1, window: 'day' }, 400, 'openai, anthropic, gemini'],
     [{ scope: { kind: 'team', id: 'no-such-team' }, metric: 'usd', limit: 1, window: 'day' }, 404, 'team not found'],
     [{ scope: { kind: 'org' }, metric: 'usd', limit: 1, window: 'day', extra: 1 }, 400, 'extra'],
   ])('bad input %j is %d and stores nothing', async (body, status, message) => {

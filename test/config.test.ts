@@ -42,6 +42,13 @@ describe('configuration from the environment', () => {
     })
   })
 
+  test('GW_REQUEST_RETENTION_DAYS: unset keeps records forever; set, it is a number of days', () => {
+    expect(loadConfig({}).requestRetentionDays).toBeUndefined()
+    expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '' }).requestRetentionDays).toBeUndefined()
+    expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '90' }).requestRetentionDays).toBe(90)
+    expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '3650' }).requestRetentionDays).toBe(3650)
+  })
+
   test('GW_PUBLIC_URL is kept without a trailing slash', () => {
     expect(loadConfig({ GW_PUBLIC_URL: 'https://gw.example.com/' }).publicUrl).toBe('https://gw.example.com')
   })
@@ -66,6 +73,11 @@ describe('configuration from the environment', () => {
     ['GW_STRIPE_API_URL', 'ftp://api.stripe.com', 'http(s)://'],
     ['GW_EGRESS_ALLOW_HOSTS', '10.0.0.0/33', 'CIDRs'],
     ['GW_EGRESS_ALLOW_HOSTS', 'hooks.internal, bad host', 'CIDRs'],
+    ['GW_REQUEST_RETENTION_DAYS', '0', 'from 1 to 3650'],
+    ['GW_REQUEST_RETENTION_DAYS', '-7', 'from 1 to 3650'],
+    ['GW_REQUEST_RETENTION_DAYS', '7.5', 'from 1 to 3650'],
+    ['GW_REQUEST_RETENTION_DAYS', '30d', 'from 1 to 3650'],
+    ['GW_REQUEST_RETENTION_DAYS', '3651', 'from 1 to 3650'],
   ]
   for (const [variable, value, allowed] of bad) {
     test(`${variable}=${value} is refused, naming the variable and what is allowed`, () => {

@@ -1,22 +1,27 @@
 /**
- * Hostile input, property-based, over every catalogue route and every dispatch path, on every dialect:
- * empty and malformed bodies, wrong types, huge and deep values, NUL and other control characters,
- * emoji and CJK in every string and path parameter, bad percent-encodings, hostile gateway headers.
+ * Hostile input, property-based, over every route of the OpenAPI document (the management routes, the
+ * dispatch paths, the gateway's other routes and the provider APIs), on every dialect: empty and
+ * malformed bodies, wrong types, huge and deep values, NUL and other control characters, emoji and CJK
+ * in every string and path parameter, numbers that are not whole, negative, huge or not numbers at all
+ * in every query parameter, bad percent-encodings, forged cursors, hostile gateway headers.
  *
  * What must hold whatever the input: no 5xx (bar the 501 stub of a route that has no handler yet, known
  * by its own body), an error body in the route's family, and afterwards the server still serves and a
  * normal call is still written to the request log.
  *
  * Each route gets a fixed corpus on every run (all its failures are listed) and then random calls
- * (the first failure is shrunk by fast-check). The seed is random per run and printed on a failure;
- * GW_FUZZ_SEED=<seed> replays it, GW_FUZZ_SCALE=<n> multiplies the random calls.
+ * (the first failure is shrunk by fast-check) from every seed in support/fuzz-seeds.ts: the seeds that
+ * once found a defect, and this run's own, GW_FUZZ_SEED or, when it is unset, a fresh one. A failure
+ * names the seed and the command that replays it; a seed that found a defect joins the kept ones, and
+ * the defect's input the fixed corpus. GW_FUZZ_SCALE=<n> multiplies the random calls.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
-import { EgressPolicy } from '../src/egress/policy'
-import { DISPATCH_PATHS, type DispatchPath } from '../src/gateway/dispatch-routes'
+import { GW_ROUTES, ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
+import { DISPATCH_PATHS, type DispatchPath, errorFamily, PROVIDER_APIS } from '../src/gateway/dispatch-routes'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
+import { FUZZ_SEEDS, RUN_SEED, replayCommand } from './support/fuzz-seeds'
 import {
   createHarness,
   DIALECTS,
@@ -52,15 +57,18 @@ import {
   PARAM_EXAMPLES,
   type PathParam,
   pathParam,
+  QUERY_VALUES,
   queryString,
   RAW_BODIES,
   type Schema,
   wrongType,
 } from './support/hostile-values'
 
-const SEED = process.env.GW_FUZZ_SEED ? Number(process.env.GW_FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31)
+const SUITE = 'test/hostile-input.test.ts'
+// A fresh seed is named up front too: a run that passes is worth repeating only with another one.
+if (!process.env.GW_FUZZ_SEED) console.log(`hostile input: this run's seed is ${RUN_SEED} (${replayCommand(RUN_SEED, SUITE)})`)
 const SCALE = Number(process.env.GW_FUZZ_SCALE ?? 1)
-/** Random calls per catalogue route, per dispatch path, and per other gateway route, on top of the fixed corpus. */
+/** Random calls per management route, per dispatch path, and per other gateway route, per seed, on top of the fixed corpus. */
 const RUNS = { route: Math.ceil(10 * SCALE), dispatch: Math.ceil(120 * SCALE), gateway: Math.ceil(40 * SCALE) }
 
 interface OpenApiOperation {
@@ -77,7 +85,12 @@ interface Target {
   seedProblems: string[]
 }
 
+/** The name the seeded provider key reaches the fake provider by: the only outgoing address the fuzzed routes may reach. */
+const FAKE_HOST = 'fake-provider.test'
+
 const paramNames = (route: string): string[] => [...route.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string)
+/** `:name` -> `{name}`, the document's parameter syntax. */
+const openApiPath = (routerPath: string): string => routerPath.replace(/:(\w+)/g, '{$1}')
 const isOrgRoute = (route: string) => route.startsWith('/v1/organization/{id}')
 
 /** The first string `id` in an answer's data: the id of what a create call made. */
@@ -130,7 +143,12 @@ class World implements IdSource {
 
   private harness(): Promise<Harness> {
     // No name resolves: an outgoing call a fuzzed route makes (an MCP probe) ends at once, reaching nothing.
-    const egress = new EgressPolicy({ enabled: true, resolve: async () => [] })
+    // The one exception is the seeded provider key's host, the fake provider on loopback.
+    const egress = new EgressPolicy({
+      enabled: true,
+      resolve: async (host) => (host === FAKE_HOST ? ['127.0.0.1'] : []),
+      allow: parseAllowList(FAKE_HOST),
+    })
     return createHarness({ database: this.database, providers: providersAt(this.fake), egress })
   }
 
@@ -151,6 +169,13 @@ class World implements IdSource {
       | { body?: unknown }
       | undefined
     return isSchema(own?.body) ? own.body : undefined
+  }
+
+  /** Every operation of the OpenAPI document, as `METHOD /path`. */
+  operations(): string[] {
+    return Object.entries(this.doc.paths ?? {}).flatMap(([path, operations]) =>
+      Object.keys(operations ?? {}).map((method) => `${method.toUpperCase()} ${path}`),
+    )
   }
 
   queryNames(method: string, route: string): string[] {
@@ -190,10 +215,10 @@ class World implements IdSource {
     try {
       answer = await send(this.h.app, call, this.token(call.caller, org))
     } catch (error) {
-      return report(call, undefined, `the app did not answer: ${error instanceof Error ? error.message : String(error)}`, SEED)
+      return report(call, undefined, `the app did not answer: ${error instanceof Error ? error.message : String(error)}`)
     }
     const problem = problemWith(call, answer)
-    return problem === undefined ? undefined : report(call, answer, problem, SEED)
+    return problem === undefined ? undefined : report(call, answer, problem)
   }
 
   /** A fresh organisation to fuzz, holding one of each object whose id a route takes. */
@@ -228,7 +253,12 @@ class World implements IdSource {
     const providerKeyId = await create(
       'POST',
       '/v1/api-keys/provider-key',
-      { provider: 'openai', name: 'seed provider key', secret: 'sk-seed', baseUrl: this.fake.openaiBaseUrl },
+      {
+        provider: 'openai',
+        name: 'seed provider key',
+        secret: 'sk-seed',
+        baseUrl: this.fake.openaiBaseUrl.replace('127.0.0.1', FAKE_HOST),
+      },
       ['providerKeyId', 'id'],
     )
     if (providerKeyId)
@@ -343,7 +373,10 @@ async function thenStillServing(world: World, after: string, calls: () => Promis
   if (errors.length > 0) throw new Error(errors.join('\n\n'))
 }
 
-/** Lists every failure of the fixed corpus, then lets fast-check look for more and shrink the first it finds. */
+/**
+ * Lists every failure of the fixed corpus, then lets fast-check look for more with each seed, and
+ * shrink the first it finds: the report names the seed and the command that replays it.
+ */
 async function holds(
   world: World,
   corpus: readonly HostileCall[],
@@ -354,27 +387,61 @@ async function holds(
   const failures: string[] = []
   for (const call of corpus) {
     const problem = await world.check(call, caller())
-    if (problem) failures.push(problem)
+    if (problem) failures.push(`${problem}\n  (the fixed corpus: every run sends it)`)
   }
-  try {
-    await fc.assert(
-      fc.asyncProperty(random, async (call) => {
-        const problem = await world.check(call, caller())
-        if (problem) throw new Error(problem)
-      }),
-      // A failure found late is still shrunk, but not for longer than the test can wait; the last simplest one is reported.
-      { seed: SEED, numRuns: runs, includeErrorInReport: true, plugins: [fc.interruptAfterTimeLimit(20_000)] },
-    )
-  } catch (error) {
-    failures.push(
-      `a random call failed; fast-check's simplest failing call:\n${error instanceof Error ? error.message : String(error)}`,
-    )
+  for (const seed of FUZZ_SEEDS) {
+    try {
+      await fc.assert(
+        fc.asyncProperty(random, async (call) => {
+          const problem = await world.check(call, caller())
+          if (problem) throw new Error(problem)
+        }),
+        // A failure found late is still shrunk, but not for longer than the test can wait; the last simplest one is reported.
+        { seed, numRuns: runs, includeErrorInReport: true, plugins: [fc.interruptAfterTimeLimit(20_000)] },
+      )
+    } catch (error) {
+      failures.push(
+        `a random call of seed ${seed} failed; fast-check's simplest failing call:\n${error instanceof Error ? error.message : String(error)}\n` +
+          `  replay it with ${replayCommand(seed, SUITE)}` +
+          (seed === RUN_SEED ? '; once the defect is fixed, add the seed to DEFECT_SEEDS in test/support/fuzz-seeds.ts' : ''),
+      )
+      // One shrunk failure is enough to act on, and shrinking another would outlast the test.
+      break
+    }
   }
   if (failures.length === 0) return
   const shown = failures.slice(0, 8)
   const more = failures.length > shown.length ? `\n\n... and ${failures.length - shown.length} more failing calls` : ''
   throw new Error(`${failures.length} hostile call(s) answered wrongly:\n\n${shown.join('\n\n')}${more}`)
 }
+
+/**
+ * The management routes beyond the catalogue and gw's own catalogued routes: sign-in, and the reads
+ * any member may make. The document is checked against this list (a new route must join one of the
+ * fuzzed lists before it ships).
+ */
+const AUTHENTICATED_ROUTES: ReadonlyArray<readonly [string, string]> = [
+  ['POST', '/v1/auth/login'],
+  ['POST', '/v1/auth/accept-invite'],
+  ['POST', '/v1/auth/logout'],
+  ['GET', '/v1/organization/settings'],
+  ['GET', '/v1/rate-limits'],
+  ['GET', '/v1/api-keys'],
+  ['GET', '/v1/filter'],
+]
+
+/** Every management route: those of the spec's catalogue, gw's own, and the authenticated ones. */
+const MANAGEMENT_ROUTES: ReadonlyArray<readonly [string, string]> = [
+  ...ROUTE_CATALOGUE.map(([method, route]) => [method, route] as const),
+  ...GW_ROUTES.map(([method, route]) => [method, route] as const),
+  ...AUTHENTICATED_ROUTES,
+]
+
+/** The gateway's routes other than the dispatch paths and the provider APIs, each tested on its own below. */
+const GATEWAY_ROUTES = ['GET /v1/models', 'GET /v1/models/*', 'POST /v1/feedback', 'GET /gateway/v1/meta/{requestId}']
+
+/** What other suites fuzz (relays-hostile.test.ts: the MCP and A2A relays), and what has no input to speak of. */
+const FUZZED_ELSEWHERE = /^(GET|POST|DELETE) \/(mcp|a2a\/)|^GET \/(healthcheck|openapi\/json)$/
 
 const managementExpectation = (route: string): Expectation => ({
   family: 'management',
@@ -426,14 +493,17 @@ function managementCorpus(world: World, method: string, route: string): HostileC
       // A foreign `{id}` is a 404 before anything else; the hostile ones are still tried here.
       calls.push(call({ params: { ...plainParams, [name]: param } }))
     }
-  for (const name of world.queryNames(method, route))
-    for (const value of ['a%00b', '%E0%A4%A', encodeURIComponent('模型😀'), '-1', '1e308'])
-      calls.push(call({ query: `?${name}=${value}` }))
+  calls.push(...queryCorpus(world.queryNames(method, route)).map((query) => call({ query })))
   return calls
 }
 
-const gatewayRouteExpectation: Record<'models' | 'feedback' | 'meta', Expectation> = {
+/** Every hostile value in every query parameter, one at a time, and each parameter given twice. */
+const queryCorpus = (names: readonly string[]): string[] =>
+  names.flatMap((name) => [...QUERY_VALUES.map((value) => `?${name}=${value}`), `?${name}=1&${name}=2`])
+
+const gatewayRouteExpectation: Record<'models' | 'model' | 'feedback' | 'meta', Expectation> = {
   models: { family: 'openai', success: 'model-list', stubs: false },
+  model: { family: 'openai', success: 'provider', stubs: false },
   feedback: { family: 'openai', success: 'envelope', stubs: false },
   meta: { family: 'management', success: 'gateway-meta', stubs: false },
 }
@@ -448,10 +518,28 @@ for (const dialect of DIALECTS) {
       expect(world.target.seedProblems).toEqual([])
     })
 
-    describe('every catalogue route: no 5xx, errors in the management envelope, the gateway still serving afterwards', () => {
-      for (const [index, [method, route]] of ROUTE_CATALOGUE.entries()) {
+    test('every route of the document is fuzzed, with every query parameter its schema declares', () => {
+      const fuzzed = new Set([
+        ...MANAGEMENT_ROUTES.map(([method, route]) => `${method} ${route}`),
+        ...DISPATCH_PATHS.map((path) => `POST ${path}`),
+        ...PROVIDER_APIS.map((api) => `${api.method} ${openApiPath(api.path)}`),
+        ...GATEWAY_ROUTES,
+      ])
+      const missing = world.operations().filter((operation) => !fuzzed.has(operation) && !FUZZED_ELSEWHERE.test(operation))
+      expect(missing).toEqual([])
+      // queryNames reads the document and the route's own schema: every name a route declares is found.
+      const unseen = world.h.app.routes.flatMap((r) => {
+        const declared = Object.keys((r.hooks as { query?: { properties?: object } }).query?.properties ?? {})
+        const found = world.queryNames(r.method, openApiPath(r.path))
+        return declared.filter((name) => !found.includes(name)).map((name) => `${r.method} ${r.path} ?${name}`)
+      })
+      expect(unseen).toEqual([])
+    })
+
+    describe('every management route: no 5xx, errors in the management envelope, the gateway still serving afterwards', () => {
+      for (const [index, [method, route]] of MANAGEMENT_ROUTES.entries()) {
         test(`${method} ${route}`, async () => {
-          await world.ensureTarget(ROUTE_CATALOGUE[index - 1]?.[0])
+          await world.ensureTarget(MANAGEMENT_ROUTES[index - 1]?.[0])
           await thenStillServing(world, `hostile input to ${method} ${route}`, async () => {
             await holds(
               world,
@@ -534,7 +622,7 @@ for (const dialect of DIALECTS) {
             })
             const answer = await send(world.h.app, call, world.traffic.apiKey)
             const problem = answer.status === 400 ? problemWith(call, answer) : `stream ${JSON.stringify(stream)} was not refused`
-            if (problem) failures.push(report(call, answer, problem, SEED))
+            if (problem) failures.push(report(call, answer, problem))
           }
         await thenStillServing(world, 'non-boolean stream flags', async () => {
           if (failures.length > 0)
@@ -557,11 +645,29 @@ for (const dialect of DIALECTS) {
 
       test('GET /v1/models', async () => {
         const base = { method: 'GET', route: '/v1/models', expect: gatewayRouteExpectation.models } as const
-        const corpus = ['?limit=-1', '?a=%E0%A4%A', '?a=%00'].map((query) => gatewayCall({ ...base, query }))
+        // The names an OpenAI client sends, and any the route declares.
+        const names = [...new Set(['limit', 'after', 'provider', ...world.queryNames('GET', '/v1/models')])]
+        const corpus = queryCorpus(names).map((query) => gatewayCall({ ...base, query }))
         const random = fc
-          .record({ query: queryString(['limit', 'provider']), caller: fc.constantFrom<Caller>('apiKey', 'owner') })
+          .record({ query: queryString(names), caller: fc.constantFrom<Caller>('apiKey', 'owner') })
           .map((parts) => gatewayCall({ ...base, ...parts }))
         await thenStillServing(world, 'hostile input to GET /v1/models', async () => {
+          await holds(world, corpus, random, RUNS.gateway, () => world.traffic)
+        })
+      })
+
+      test('GET /v1/models/{model}', async () => {
+        const base = { method: 'GET', route: '/v1/models/{model}', expect: gatewayRouteExpectation.model } as const
+        const corpus = [
+          ...PARAM_EXAMPLES.map((model) => gatewayCall({ ...base, params: { model } })),
+          ...queryCorpus(world.queryNames('GET', '/v1/models/*')).map((query) =>
+            gatewayCall({ ...base, params: { model: encodedParam('gpt-4o') }, query }),
+          ),
+        ]
+        const random = fc
+          .record({ params: fc.record({ model: pathParam(['gpt-4o', 'openai/gpt-4o'], []) }), query: queryString([]) })
+          .map((parts) => gatewayCall({ ...base, ...parts }))
+        await thenStillServing(world, 'hostile input to GET /v1/models/{model}', async () => {
           await holds(world, corpus, random, RUNS.gateway, () => world.traffic)
         })
       })
@@ -615,5 +721,48 @@ for (const dialect of DIALECTS) {
         })
       })
     })
+
+    test('the provider APIs (files, batches): no 5xx, errors in the provider shape, the gateway still serving', async () => {
+      // The fuzzed organisation holds an OpenAI key of its own, which these routes need.
+      const names = ['limit', 'after', 'before_id', 'after_id', 'purpose', 'order']
+      const calls = PROVIDER_APIS.flatMap((api) => {
+        const route = openApiPath(api.path)
+        const family = errorFamily(api.path)
+        const expect: Expectation = {
+          family: family === 'anthropic' ? 'anthropic' : 'openai',
+          success: 'provider-raw',
+          stubs: false,
+        }
+        const plain = Object.fromEntries(paramNames(route).map((name) => [name, encodedParam('x')]))
+        const call = (parts: Partial<HostileCall>): HostileCall =>
+          hostileCall({
+            method: api.method,
+            route,
+            params: plain,
+            query: '',
+            headers: {},
+            body: api.method === 'POST' ? { kind: 'raw', text: '{}' } : { kind: 'none' },
+            contentType: api.method === 'POST' ? 'application/json' : undefined,
+            caller: 'apiKey',
+            expect,
+            ...parts,
+          })
+        return [
+          // Each value once, in a name an SDK sends, the names taking turns.
+          ...QUERY_VALUES.map((value, i) => call({ query: `?${names[i % names.length]}=${value}` })),
+          ...paramNames(route).flatMap((name) => PARAM_EXAMPLES.map((param) => call({ params: { ...plain, [name]: param } }))),
+        ]
+      })
+      await world.ensureTarget()
+      await thenStillServing(world, 'hostile input to the provider APIs', async () => {
+        const failures: string[] = []
+        for (const call of calls) {
+          const problem = await world.check(call, world.target.org)
+          if (problem) failures.push(problem)
+        }
+        if (failures.length > 0)
+          throw new Error(`${failures.length} call(s) answered wrongly:\n\n${failures.slice(0, 8).join('\n\n')}`)
+      })
+    }, 60_000)
   })
 }

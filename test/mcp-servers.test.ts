@@ -146,6 +146,18 @@ describe.each(DIALECTS)('the MCP server registry on %s', (dialect) => {
       expect(none.auth).toEqual({ kind: 'none' })
       expect((await rows(org))[0]?.sealedToken).toBeNull()
     })
+
+    test('a server registered without auth takes no credentials: stored and answered as none', async () => {
+      const org = await h.org()
+      const { auth: _, ...withoutAuth } = body('open-tools')
+      const created = await data<ServerView>(await create(org, withoutAuth), 201)
+      expect(created.auth).toEqual({ kind: 'none' })
+      const [row] = await rows(org)
+      expect([row?.authKind, row?.sealedToken, row?.tokenHint]).toEqual(['none', null, null])
+      expect(await list(org)).toEqual([created])
+      // And it is reached without one.
+      expect((await data<ProbeView>(await probe(org, created.id))).ok).toBe(true)
+    })
   })
 
   describe('bad input', () => {

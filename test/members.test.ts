@@ -63,6 +63,34 @@ describe('add_member and the invite', () => {
     expect((await h.store.org(org.orgId).memberships.list()).length).toBe(before + 1)
   })
 
+  test("an address a browser's email field refuses is 400 naming it, and nobody is stored; one it takes is added", async () => {
+    const people = async () => (await h.db.query<{ n: number }>('SELECT count(*) AS n FROM users'))[0]?.n
+    const before = { people: await people(), members: (await h.store.org(org.orgId).memberships.list()).length }
+    for (const address of [
+      'not an email',
+      'a@b@example.test',
+      'a@-example.test',
+      'é@example.test',
+      `${'a'.repeat(65)}@example.test`,
+    ]) {
+      const response = await h.request('POST', path('add_member'), {
+        token: org.ownerSession,
+        body: { email: address, role: 'member' },
+      })
+      expect(response.status).toBe(400)
+      expect(await errorOf(response)).toContain('invalid body at "email": email must be an email address')
+    }
+    expect({ people: await people(), members: (await h.store.org(org.orgId).memberships.list()).length }).toEqual(before)
+    // What the browser takes, gw takes: no dot in the domain, a quote and a bang before the @.
+    for (const address of ['admin@localhost', "o'brien!ops@example.test"]) {
+      const response = await h.request('POST', path('add_member'), {
+        token: org.ownerSession,
+        body: { email: address, role: 'member' },
+      })
+      expect(response.status).toBe(201)
+    }
+  })
+
   test('someone already a member: 409', async () => {
     const user = await h.store.users.get(admin.userId)
     const response = await h.request('POST', path('add_member'), {

@@ -74,7 +74,7 @@ describe('stored bodies follow the organisation settings', () => {
     const after = await call('never kept')
     expect(await h.store.requestBodies.get(org.orgId, after)).toBeUndefined()
     expect(await h.store.requests.get(org.orgId, after)).toBeDefined()
-    await h.services.settings.applyRetention()
+    await h.services.retention.run()
     expect(await h.store.requestBodies.get(org.orgId, before)).toBeUndefined()
   })
 
@@ -91,7 +91,7 @@ describe('stored bodies follow the organisation settings', () => {
     clock += 6 * 24 * 3600 * 1000
     const recent = await call('recent')
     clock += 2 * 24 * 3600 * 1000
-    await h.services.settings.applyRetention()
+    await h.services.retention.run()
     expect(await h.store.requestBodies.get(org.orgId, old)).toBeUndefined()
     expect(await h.store.requestBodies.get(org.orgId, recent)).toBeDefined()
     // The other organisation keeps the default 30 days.

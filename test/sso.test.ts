@@ -70,6 +70,36 @@ describe('SSO configuration', () => {
     expect((await h.request('GET', path(org, 'sso'), { token: org.apiKey })).status).toBe(403)
   })
 
+  test('a domain that is not the part of an email address after the @ is 400 naming the rule, and nothing is stored', async () => {
+    const org = await h.org('enterprise')
+    for (const domain of [
+      'localhost',
+      'acme_corp.example',
+      '-acme.example',
+      'acme..example',
+      'acme.example.',
+      `${'a'.repeat(64)}.example`,
+    ]) {
+      const response = await configure(org, {
+        issuer: 'https://id.example.test',
+        clientId: 'gw',
+        clientSecret: CLIENT_SECRET,
+        domain,
+      })
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain('domain must be a DNS name')
+    }
+    expect(await h.store.org(org.orgId).sso.get()).toBeUndefined()
+    // A domain with digits and hyphens, as an address's domain may have.
+    const valid = {
+      issuer: 'https://id.example.test',
+      clientId: 'gw',
+      clientSecret: CLIENT_SECRET,
+      domain: 'mail-1.acme.example',
+    }
+    expect((await configure(org, valid)).status).toBe(200)
+  })
+
   test("sso/test fetches the issuer's discovery document and reports it", async () => {
     const report = await data<{ ok: boolean; tokenEndpoint: string }>(
       await h.request('POST', path(org, 'sso/test'), { token: org.ownerSession }),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type CatalogueRoute, ROUTE_CATALOGUE, toRouterPath } from '../src/auth/catalogue'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
+import { EMAIL_PATTERN } from '../src/util/email'
 import { type DatabaseSnapshot, ownerOf, type Row, rowChanges, snapshot } from './support/db-snapshot'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 import { createHarness, DIALECTS, type Harness } from './support/harness'
@@ -100,7 +101,7 @@ interface JsonSchema {
 let emails = 0
 
 function sampleString(schema: JsonSchema): string {
-  if (schema.format === 'email') return `new-${++emails}@a.example.test`
+  if (schema.format === 'email' || schema.pattern === EMAIL_PATTERN) return `new-${++emails}@a.example.test`
   if (schema.format === 'date-time') return '2099-01-01T00:00:00.000Z'
   const fits = (s: string) =>
     s.length >= (schema.minLength ?? 0) &&

@@ -279,6 +279,8 @@ export const routeKey = (method: string, routerPath: string): string => `${metho
 export const GW_ROUTES: readonly CatalogueRoute[] = [
   // Whether an organisation's streams end with the gw metadata frame by default.
   ['POST', '/v1/organization/stream-meta-config', 'org.settings.write'],
+  // How long an organisation keeps its request records: the spec configures the bodies' retention only.
+  ['POST', '/v1/organization/request-retention-config', 'org.settings.write'],
   // Who the members are: the spec names routes to add, change and remove a member, none to list them.
   ['GET', '/v1/organization/{id}/members', 'org.read'],
   // What was said of a session: the spec can rate and tag one, not read either back.

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { OrganizationSettings } from '../modules/organization/model'
 import type { SavedFilter } from '../modules/saved-views/model'
 import { api } from './api'
+import { RecordRetentionForm } from './record-retention'
 import { ErrorNote, useAction, useList } from './ui'
 
 type Settings = typeof OrganizationSettings.static
@@ -71,6 +72,7 @@ export function SettingsPage({ canWrite }: { canWrite: boolean }) {
           <button type="submit">Save retention</button>
         </fieldset>
       </form>
+      <RecordRetentionForm retention={settings.requestRetention} canWrite={canWrite} change={change} />
       <fieldset class="setting" disabled={!canWrite}>
         <legend>Privacy and streams</legend>
         <label class="check">

@@ -32,6 +32,24 @@ async function parseBody(bytes: Uint8Array, contentType: string): Promise<unknow
   return text
 }
 
+/** The text any object has; given to the objects that cannot make it themselves. */
+function objectText(this: object): string {
+  return Object.prototype.toString.call(this)
+}
+
+/**
+ * A JSON object with a field named `toString` cannot be turned into text: `${value}` throws a TypeError,
+ * the field not being a function. Elysia's validator does just that to describe a value of the wrong type
+ * (`{"name": {"toString": "x"}}`), and the caller's mistake was answered 500. Such an object gets the
+ * text every object has (`[object Object]`) through `Symbol.toPrimitive`, a key that no schema, no
+ * JSON and no spread sees. The body is at most MAX_BODY_DEPTH deep by now.
+ */
+function printable(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return
+  if (Object.hasOwn(value, 'toString')) Object.defineProperty(value, Symbol.toPrimitive, { value: objectText })
+  for (const item of Object.values(value)) printable(item)
+}
+
 /**
  * An Elysia `parse` hook: the body read within the management limit and parsed by its content type.
  * Every management body is an object; one that is not, that nests too deep, or that holds text the
@@ -47,5 +65,6 @@ export const parseManagementBody = async ({ request, contentType }: { request: R
     throw new ApiError('bad_request', 'the request body must be a JSON object')
   const problem = bodyProblem(body)
   if (problem !== undefined) throw new ApiError('bad_request', problem)
+  printable(body)
   return body
 }

@@ -9,8 +9,18 @@ interface ValidationLike {
   message: string
 }
 
+/** The first failure of a validation, or none when the validator cannot even describe it. */
+function firstFailure(error: ValidationLike): NonNullable<ValidationLike['all']>[number] | undefined {
+  try {
+    return error.all?.[0]
+  } catch {
+    // Describing a value turns it into text, which a value of the caller's making can refuse to become.
+    return undefined
+  }
+}
+
 function describeValidation(error: ValidationLike, where: string): string {
-  const first = error.all?.[0]
+  const first = firstFailure(error)
   if (!first) return `invalid ${where}`
   const path = first.path && first.path.length > 0 ? first.path.slice(1).replaceAll('/', '.') : ''
   // A schema's own `error` says what is wrong in the caller's terms ("domain must be a DNS name");

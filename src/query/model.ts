@@ -35,12 +35,6 @@ export const windowBodyWith = <P extends Parameters<typeof t.Object>[0]>(fields:
 export const timeBodyWith = <P extends Parameters<typeof t.Object>[0]>(fields: P) =>
   t.Object({ ...TIME_FIELDS, ...fields }, { additionalProperties: false })
 
-/** A page of a listing. */
-export const PAGE_FIELDS = {
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000, description: '100 by default' })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
-}
-
 /** What a window body holds once validated; routes with more fields pass theirs on as a wider type. */
 export type WindowInput = typeof WindowBody.static
 

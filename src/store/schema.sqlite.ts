@@ -247,14 +247,19 @@ export const requestFeedback = table('request_feedback', {
  * What was sent and answered, apart from the request log so that queries over the log never read
  * bodies. Each side is kept up to a bound (see gateway/request-log/body-capture.ts); `truncated` says it was cut.
  */
-export const requestBodies = table('request_bodies', {
-  requestId: text('request_id').primaryKey(),
-  orgId: logOrgId(),
-  requestBody: text('request_body').notNull(),
-  responseBody: text('response_body'),
-  truncated: bool('truncated').notNull().default(false),
-  createdAt: createdAt(),
-})
+export const requestBodies = table(
+  'request_bodies',
+  {
+    requestId: text('request_id').primaryKey(),
+    orgId: logOrgId(),
+    requestBody: text('request_body').notNull(),
+    responseBody: text('response_body'),
+    truncated: bool('truncated').notNull().default(false),
+    createdAt: createdAt(),
+  },
+  // The retention job finds an organisation's oldest bodies by it, a batch at a time.
+  (t) => [index('request_bodies_org_time_idx').on(t.orgId, t.createdAt)],
+)
 
 /**
  * Request records the database refused (a value it cannot hold): set aside here once, never retried,
@@ -348,6 +353,11 @@ export const organizationSettings = table('organization_settings', {
   termsVersion: text('terms_version'),
   /** `null`: bodies are not stored at all; otherwise they are deleted after this many days. */
   bodyRetentionDays: integer('body_retention_days'),
+  /**
+   * How many days the organisation keeps its request records (and what hangs off them), within the
+   * operator's GW_REQUEST_RETENTION_DAYS; `null`: the operator's default.
+   */
+  requestRetentionDays: integer('request_retention_days'),
   piiRedaction: bool('pii_redaction').notNull().default(false),
   /** Streams end with the `gw` metadata frame for every call of the organisation, asked for or not. */
   streamMetaFrame: bool('stream_meta_frame').notNull().default(false),

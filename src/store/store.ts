@@ -11,6 +11,7 @@ import { fallbackChainsRepository } from './repositories/fallback-chains'
 import { feedbackRepository } from './repositories/feedback'
 import { integrationSealsRepository, integrationsRepository } from './repositories/integrations'
 import { invitesRepository, inviteTokensRepository } from './repositories/invites'
+import { logRetentionRepository } from './repositories/log-retention'
 import { mcpConnectionsRepository } from './repositories/mcp-connections'
 import { mcpServerSealsRepository, mcpServersRepository } from './repositories/mcp-servers'
 import { membershipsRepository, userMembershipsRepository } from './repositories/memberships'
@@ -66,6 +67,7 @@ const ORG_REPOSITORIES = {
   accessDefaults: accessDefaultsRepository,
   mcpServers: mcpServersRepository,
   a2aAgents: a2aAgentsRepository,
+  logRetention: logRetentionRepository,
 } satisfies Record<string, (db: Database, orgId: string, now: Clock) => object>
 
 export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: ReturnType<(typeof ORG_REPOSITORIES)[K]> }

@@ -127,6 +127,10 @@ export interface HarnessOptions {
   metricsToken?: string
   /** OpenTelemetry traces (OTEL_*); off when absent. */
   tracing?: AppDeps['tracing']
+  /** GW_REQUEST_RETENTION_DAYS: records kept forever when absent. */
+  requestRetentionDays?: number
+  /** The retention job's pace. */
+  retentionJob?: AppDeps['retentionJob']
 }
 
 /** Nothing listens on the discard port: a provider left unconfigured fails fast. */
@@ -163,6 +167,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     metrics: options.metrics?.({ requestLog, probes: options.probes ?? [], outbox: database.store.deliveries }),
     metricsToken: options.metricsToken,
     tracing: options.tracing,
+    requestRetentionDays: options.requestRetentionDays,
+    retentionJob: options.retentionJob,
     gateway: {
       providers: {
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },

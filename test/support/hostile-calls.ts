@@ -217,7 +217,7 @@ export function problemWith(call: HostileCall, answer: Answer): string | undefin
 }
 
 /** The report of a wrong answer: everything needed to reproduce it by hand. */
-export function report(call: HostileCall, answer: Answer | undefined, problem: string, seed: number): string {
+export function report(call: HostileCall, answer: Answer | undefined, problem: string): string {
   const body = bodyText(call.body)
   const lines = [
     `${call.method} ${cut(pathOf(call), 500)} (route ${call.method} ${call.route}), as ${call.caller}`,
@@ -227,6 +227,5 @@ export function report(call: HostileCall, answer: Answer | undefined, problem: s
   ]
   if (Object.keys(call.headers).length > 0) lines.push(`  headers: ${cut(JSON.stringify(call.headers), 500)}`)
   if (answer) lines.push(`  answered ${answer.status} ${answer.contentType}: ${cut(answer.text, 500)}`)
-  lines.push(`  replay this run with GW_FUZZ_SEED=${seed}`)
   return lines.join('\n')
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { PERMISSIONS } from '../../src/auth/permissions'
 import { FIELDS, OPERATORS } from '../../src/query/filter'
+import { EMAIL_PATTERN } from '../../src/util/email'
 
 /**
  * Hostile values for the property-based hostile-input suite: strings, numbers, JSON values and whole
@@ -38,6 +39,21 @@ const RAW_JSON: Record<string, string> = {
 
 const marker = (name: string): string => `«gw:${name}»`
 const MARKER = /«gw:(\w+)»/g
+
+/**
+ * Cursors as a caller can forge them: base64url of what a cursor of ours holds, with a time no date
+ * holds, an id with a NUL (which Postgres text cannot hold), or the shape of another route's cursor.
+ */
+const FORGED_CURSORS: readonly string[] = [
+  '[99999999999999999999,"x"]',
+  '[8640000000000001,"x","desc"]',
+  '[1,"a\\u0000b","desc"]',
+  '[-1,"x"]',
+  '[1.5,"x","asc"]',
+  '[1,{"id":1}]',
+  '99999999999999999999|x',
+  '1:a\u0000b',
+].map((text) => Buffer.from(text).toString('base64url'))
 const QUOTED_RAW_MARKER = /"«gw:(deepArray|deepObject|deepestArray|deepestObject|deepFilter|infinity|negativeZero)»"/g
 
 /** A string as sent: every long-string marker replaced by its string. */
@@ -349,6 +365,8 @@ export interface IdSource {
 
 const MAX_DEPTH = 4
 
+const isEmail = (schema: Schema) => schema.format === 'email' || schema.pattern === EMAIL_PATTERN
+
 const isIdName = (name: string) => name === 'id' || /Ids?$/.test(name)
 
 /** Plausible values for fields whose name says what they hold. */
@@ -374,13 +392,15 @@ function hinted(name: string, ids: IdSource): fc.Arbitrary<unknown> | undefined 
       return fc.constantFrom('seed', 'env')
     case 'filter':
       return hostileFilter
+    case 'cursor':
+      return fc.oneof(fc.constantFrom(...FORGED_CURSORS), hostileShortText)
     default:
       return undefined
   }
 }
 
 function plausibleString(schema: Schema, name: string): fc.Arbitrary<string> {
-  if (schema.format === 'email') return fc.constantFrom('fuzz@example.test', 'Fuzz+tag@example.test')
+  if (isEmail(schema)) return fc.constantFrom('fuzz@example.test', 'Fuzz+tag@example.test', 'o.brien!x@localhost')
   // Far in the future: some fields (key expiry) refuse a past date, and the suite must get past them.
   if (schema.format === 'date-time') return fc.constantFrom('2099-01-01T00:00:00Z', '2098-06-30T12:34:56.789+02:00')
   if (schema.format === 'integer') return fc.integer({ min: -5, max: 100_000 }).map(String)
@@ -485,7 +505,7 @@ function knownValue(schema: Schema, name: string, ids: IdSource): unknown {
     property: 'seed',
   }
   if (name in known) return known[name]
-  if (schema.format === 'email') return 'fuzz@example.test'
+  if (isEmail(schema)) return 'fuzz@example.test'
   if (schema.format === 'uri' || /url$/i.test(name)) return 'https://example.test/v1'
   if (schema.pattern !== undefined) {
     try {
@@ -503,7 +523,7 @@ function knownValue(schema: Schema, name: string, ids: IdSource): unknown {
  * elsewhere, so that the hostile string gets past the handler's own checks to the store. Each route
  * is tried with both on every run.
  */
-export function filledValue(schema: Schema, fill: string, ids: IdSource, mode: FillMode, name = '', depth = 0): unknown {
+export function filledValue(schema: Schema, fill: unknown, ids: IdSource, mode: FillMode, name = '', depth = 0): unknown {
   if ('const' in schema) return schema.const
   if (schema.enum && schema.enum.length > 0) return schema.enum[0]
   const branches = schema.anyOf ?? schema.oneOf
@@ -600,7 +620,38 @@ export function pathParam(own: readonly string[], others: readonly string[]): fc
   )
 }
 
-const QUERY_VALUES = ['', '-1', '0', '1e308', 'NaN', '99999999999999999999', '0x10', '1.5', 'true', '[]', '{}'] as const
+/**
+ * The values every query parameter of every route gets on every run, as they appear in the URL: numbers
+ * that are not whole, not positive, too large for any column or not numbers at all (a paging limit of
+ * 1.5 once reached SQL as `LIMIT 2.5`), and text that breaks parsers, URL decoding and Postgres.
+ */
+export const QUERY_VALUES: readonly string[] = [
+  '1.5',
+  '0.5',
+  '-1',
+  '-0',
+  '0',
+  '1e308',
+  '-1e308',
+  '99999999999999999999',
+  '1e-7',
+  '0x10',
+  'abc',
+  'NaN',
+  'Infinity',
+  '',
+  '%20',
+  'true',
+  '[]',
+  '{}',
+  'a%00b',
+  '%00',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  encodeURIComponent('模型😀'),
+  marker('long'),
+  ...FORGED_CURSORS,
+]
 
 /** One `name=value` pair: a name the route reads or a hostile one, a value encoded or raw. */
 function queryPair(names: readonly string[]): fc.Arbitrary<string> {
@@ -661,8 +712,12 @@ export function hostileBody(schema: Schema | undefined, ids: IdSource): fc.Arbit
   )
 }
 
-/** The strings every route gets in every free field of an otherwise valid body, on every run. */
-export const FILLS: readonly string[] = ['a\u0000b', '模型😀', '\ud800', '\u0001\u001b\u007f', marker('long')]
+/**
+ * What every route gets in every free text field of an otherwise valid body, on every run: strings the
+ * store cannot hold or that are huge, and an object that cannot be turned into text (its `toString` is
+ * no function), which a validator describing the wrong type once tripped over (a 500 on every route).
+ */
+export const FILLS: readonly unknown[] = ['a\u0000b', '模型😀', '\ud800', '\u0001\u001b\u007f', marker('long'), { toString: 'x' }]
 
 /** The path parameters every route gets on every run. */
 export const PARAM_EXAMPLES: readonly PathParam[] = [

@@ -7,7 +7,7 @@ import type { WindowInput } from '../../query/model'
 import { bucketName, bucketSql, bucketsOf, parseWindow } from '../../query/time'
 import type { Tables } from '../../store/database'
 import type { Store } from '../../store/store'
-import type { GroupedInput } from './model'
+import { GROUP_PAGE, type GroupedInput } from './model'
 
 type Requests = Tables['requests']
 const NANO = 1e-9
@@ -163,9 +163,8 @@ export class GroupedViews {
     order: 'cost' | 'requests' | 'lastAt',
     extra?: (t: Requests) => SQL | undefined,
   ) {
-    const limit = input.limit ?? 100
+    const limit = input.limit ?? GROUP_PAGE.defaultLimit
     const offset = input.offset ?? 0
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1_000) throw badRequest('limit must be from 1 to 1000')
     const shaped = await this.rows(principal, input, key, extra)
     shaped.sort(
       (a, b) =>

@@ -1,4 +1,5 @@
 import { type TSchema, t } from 'elysia'
+import { type PageSize, Paging } from '../../http/schema'
 import { Maybe, SeriesPoint, windowBodyWith } from '../../query/model'
 import type { MetricSpec } from './metrics'
 
@@ -44,10 +45,13 @@ export const VerdictsResult = t.Array(
   }),
 )
 
+export const GROUP_PAGE: PageSize = { maxLimit: 1_000, defaultLimit: 100 }
+const { limit, offset } = Paging(GROUP_PAGE)
+
 /** The body of the grouped views: the window, a page, and the route's own choices. */
 export const GroupedBody = windowBodyWith({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000 })),
-  offset: t.Optional(t.Integer({ minimum: 0 })),
+  limit,
+  offset,
   groupBy: t.Optional(
     t.String({ maxLength: 80, description: 'spend/by: model, provider, user, api_key, path or property:<name>' }),
   ),
@@ -57,8 +61,8 @@ export type GroupedInput = typeof GroupedBody.static
 
 export const PropertyAggregationBody = windowBodyWith({
   property: t.String({ maxLength: 64, description: 'the property whose values the requests are grouped by' }),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1_000 })),
-  offset: t.Optional(t.Integer({ minimum: 0 })),
+  limit,
+  offset,
 })
 
 export const PropertyParams = t.Object({ propertyKey: t.String({ maxLength: 64 }) })

@@ -1,5 +1,8 @@
 import { t } from 'elysia'
-import { CSV_COLUMNS, EXPORT_LIMITS, MAX_PAGE } from './service'
+import { NextCursor, Paging } from '../../http/schema'
+import { AUDIT_PAGE, CSV_COLUMNS, EXPORT_LIMITS } from './service'
+
+const { limit, cursor } = Paging(AUDIT_PAGE)
 
 const filters = {
   action: t.Optional(t.String({ maxLength: 200 })),
@@ -11,9 +14,8 @@ export const PageQuery = t.Object(
     ...filters,
     from: t.Optional(t.String({ maxLength: 64, description: 'ISO 8601 date-time, inclusive' })),
     to: t.Optional(t.String({ maxLength: 64, description: 'ISO 8601 date-time, inclusive' })),
-    cursor: t.Optional(t.String({ maxLength: 200 })),
-    // Whole numbers only: `2.5` would reach the database as LIMIT 3.5.
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: MAX_PAGE, multipleOf: 1 })),
+    cursor,
+    limit,
   },
   { additionalProperties: false },
 )
@@ -50,7 +52,7 @@ export const AuditEntry = t.Object({
 
 export const AuditPage = t.Object({
   entries: t.Array(AuditEntry),
-  nextCursor: t.Nullable(t.String({ description: 'the next page: pass it as cursor; null on the last page' })),
+  nextCursor: NextCursor,
 })
 
 /**

@@ -1,6 +1,8 @@
 import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
+import type { PageSize } from '../../http/schema'
 import type { Logger } from '../../log'
+import { decodeCursor, keysetPage, type PagePosition } from '../../query/cursor'
 import { errorMessage } from '../../store/faults'
 import type { AuditEntry, AuditFilterQuery } from '../../store/repositories/audit'
 import type { OrgRepositories, Store } from '../../store/store'
@@ -8,8 +10,7 @@ import { csvRow } from '../../util/csv'
 import type { AuditFilter, AuditPageFilter } from './model'
 import { textStream } from './stream'
 
-export const DEFAULT_PAGE = 100
-export const MAX_PAGE = 1_000
+export const AUDIT_PAGE: PageSize = { maxLimit: 1_000, defaultLimit: 100 }
 
 const DAY_MS = 86_400_000
 
@@ -71,17 +72,6 @@ const csvLine = (e: AuditEntry): string =>
     e.detail ? JSON.stringify(e.detail) : null,
   ])
 
-type Position = { createdAt: Date; id: string }
-
-/** The cursor is the last entry of a page: its time and id, opaque to the caller. */
-const encodeCursor = (e: Position) => Buffer.from(`${e.createdAt.getTime()}|${e.id}`).toString('base64url')
-
-function decodeCursor(cursor: string): Position {
-  const [time = '', id] = Buffer.from(cursor, 'base64url').toString().split('|')
-  if (!id || !/^\d+$/.test(time)) throw badRequest('cursor is not one this API returned')
-  return { createdAt: new Date(Number(time)), id }
-}
-
 /** A date, or a date and time with an optional zone: what ISO 8601 writes (`new Date` also reads "March 3"). */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
@@ -107,18 +97,17 @@ export class AuditService {
     private readonly limits: ExportLimits = EXPORT_LIMITS,
   ) {}
 
-  /** One page, newest first. A page is the bound here: at most MAX_PAGE entries, however long the range. */
+  /** One page, newest first. A page is the bound here: at most AUDIT_PAGE.maxLimit entries, however long the range. */
   async page(principal: Principal, filter: AuditPageFilter) {
-    const limit = filter.limit ?? DEFAULT_PAGE
+    const limit = filter.limit ?? AUDIT_PAGE.defaultLimit
     const entries = await this.store.org(principal.orgId).audit.query({
       ...filterQuery(filter),
       ...range(filter),
       before: filter.cursor ? decodeCursor(filter.cursor) : undefined,
       limit: limit + 1,
     })
-    const page = entries.slice(0, limit)
-    const last = page.at(-1)
-    return { entries: page.map(view), nextCursor: entries.length > limit && last ? encodeCursor(last) : null }
+    const { page, nextCursor } = keysetPage(entries, limit)
+    return { entries: page.map(view), nextCursor }
   }
 
   /**
@@ -166,7 +155,7 @@ export class AuditService {
     written: { rows: number },
   ): AsyncGenerator<string> {
     yield csvRow(CSV_COLUMNS)
-    let before: Position | undefined
+    let before: PagePosition | undefined
     for (;;) {
       const entries = await audit.query({ ...query, before, limit: this.limits.pageSize })
       written.rows += entries.length

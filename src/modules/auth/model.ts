@@ -1,8 +1,9 @@
 import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords'
+import { EmailAddress } from '../../http/schema'
 
 export const LoginBody = t.Object({
-  email: t.String({ format: 'email', maxLength: 320 }),
+  email: EmailAddress,
   password: t.String({ minLength: 1, maxLength: 1024 }),
   orgId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
 })

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { NextCursor, type PageSize, Paging } from '../../http/schema'
 import { SeriesPoint, timeBodyWith } from '../../query/model'
 import type { BudgetAction } from '../../store/repositories/budget-actions'
 import { oneOf } from '../../util/typebox'
@@ -202,10 +203,11 @@ export const BreachBody = t.Object(
 )
 export type BreachInput = typeof BreachBody.static
 
-export const BreachesQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, error: 'limit must be 1 to 200' })),
-  cursor: t.Optional(t.String({ maxLength: 200 })),
-})
+export const BREACHES_PAGE: PageSize = { maxLimit: 200, defaultLimit: 50 }
+const { limit: breachesLimit, cursor } = Paging(BREACHES_PAGE)
+
+export const BreachesQuery = t.Object({ limit: breachesLimit, cursor }, { additionalProperties: false })
+export type BreachesPage = typeof BreachesQuery.static
 
 const LimitScope = t.Object({ kind: t.String(), id: t.Nullable(t.String()) })
 
@@ -256,6 +258,6 @@ export const Notice = t.Object({
   createdAt: t.String({ format: 'date-time' }),
 })
 
-export const Breaches = t.Object({ breaches: t.Array(Notice), nextCursor: t.Nullable(t.String()) })
+export const Breaches = t.Object({ breaches: t.Array(Notice), nextCursor: NextCursor })
 
 export const Sent = t.Object({ id: t.String(), deliveries: t.Integer({ description: 'outbox rows written' }) })

@@ -1,26 +1,30 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
+import { PROVIDER_NAMES } from '../../directory/providers'
 import { badRequest, conflict, notFound } from '../../errors'
 import { NANO_PER_USD } from '../../money/cost'
-import { PRICED_PROVIDERS } from '../../money/prices'
+import { decodeCursor, keysetPage } from '../../query/cursor'
 import { type BudgetEnforcer, inUnit, type LimitState } from '../../spend/enforcer'
 import { budgetDeliveries, eventData } from '../../spend/notices'
 import { DEFAULT_ALERTS, type SpendPolicies } from '../../spend/policy'
+import type { RecordRetention } from '../../spend/retention'
 import { isTimezone, windowSettingsOf } from '../../spend/windows'
 import type { BudgetLimit, BudgetNotice, DowngradeMapping, Metric } from '../../store/repositories/budgets'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
 import { orderedId } from '../../util/ordered-id'
-import type {
-  AlertConfigInput,
-  BreachInput,
-  CustomerBudgetInput,
-  DowngradeMappingInput,
-  MemberBudgetInput,
-  NotifyInput,
-  VelocityLimitInput,
-  WindowLimitInput,
-  WindowSettingsInput,
+import {
+  type AlertConfigInput,
+  BREACHES_PAGE,
+  type BreachesPage,
+  type BreachInput,
+  type CustomerBudgetInput,
+  type DowngradeMappingInput,
+  type MemberBudgetInput,
+  type NotifyInput,
+  type VelocityLimitInput,
+  type WindowLimitInput,
+  type WindowSettingsInput,
 } from './model'
 
 type Scope = WindowLimitInput['scope']
@@ -28,7 +32,6 @@ type WindowInput = WindowLimitInput['window']
 
 /** The most a USD amount may be: its nano-USD fit the database's 64-bit integers with room to add. */
 const MAX_USD = 1e9
-const BREACHES_PAGE = 50
 /** A limit is shown as near its end from here, when the organisation set no alert threshold. */
 const WARNING_PERCENT = 80
 
@@ -87,13 +90,6 @@ const noticeView = (n: BudgetNotice) => ({
   createdAt: n.createdAt.toISOString(),
 })
 
-const encodeCursor = (n: BudgetNotice) => Buffer.from(`${n.createdAt.getTime()}:${n.id}`).toString('base64url')
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [time, id] = Buffer.from(cursor, 'base64url').toString().split(':')
-  if (!time || !id || !/^\d+$/.test(time)) throw badRequest('cursor is not one this route handed out')
-  return { createdAt: new Date(Number(time)), id }
-}
-
 /**
  * The spend controls of an organisation (spec 4.6 `spend_controls.write`, and `reports.read` for the
  * summary, customers and breaches): limits at every scope, the windows they count in, alerts,
@@ -105,6 +101,7 @@ export class BudgetsService {
     private readonly store: Store,
     private readonly policies: SpendPolicies,
     private readonly enforcer: BudgetEnforcer,
+    private readonly retention: RecordRetention,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -270,14 +267,13 @@ export class BudgetsService {
     return noticeView(sent.notice)
   }
 
-  async breaches(principal: Principal, query: { limit?: number; cursor?: string }) {
-    const limit = query.limit ?? BREACHES_PAGE
+  async breaches(principal: Principal, query: BreachesPage) {
+    const limit = query.limit ?? BREACHES_PAGE.defaultLimit
     const rows = await this.store
       .org(principal.orgId)
       .budgetNotices.breaches({ limit: limit + 1, before: query.cursor ? decodeCursor(query.cursor) : undefined })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
-    return { breaches: page.map(noticeView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+    const { page, nextCursor } = keysetPage(rows, limit)
+    return { breaches: page.map(noticeView), nextCursor }
   }
 
   private async send(
@@ -335,12 +331,16 @@ export class BudgetsService {
     return this.save(principal, existing?.id, fields)
   }
 
-  /** Creates a limit, or changes the one named; two limits alike in all but their amount and action are one too many. */
+  /**
+   * Creates a limit, or changes the one named; two limits alike in all but their amount and action are
+   * one too many, and a window longer than the organisation keeps its request records could not be counted.
+   */
   private async save(
     principal: Principal,
     id: string | undefined,
     fields: Omit<BudgetLimit, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>,
   ) {
+    await this.retention.checkWindow(principal.orgId, fields)
     const org = this.store.org(principal.orgId)
     const twin = await org.budgetLimits.sameAs(fields)
     if (twin && twin.id !== id)
@@ -371,8 +371,8 @@ export class BudgetsService {
       if (scope.kind === 'team' && !(await org.teams.get(id))) throw notFound('team')
       if (scope.kind === 'member' && !(await org.memberships.get(id))) throw notFound('member')
       if (scope.kind === 'key' && !(await org.apiKeys.get(id))) throw notFound('API key')
-      if (scope.kind === 'provider' && !(PRICED_PROVIDERS as readonly string[]).includes(id))
-        throw badRequest(`scope.id of a provider limit must be one of ${PRICED_PROVIDERS.join(', ')}`)
+      if (scope.kind === 'provider' && !(PROVIDER_NAMES as readonly string[]).includes(id))
+        throw badRequest(`scope.id of a provider limit must be one of ${PROVIDER_NAMES.join(', ')}`)
     }
     return { scopeKind: scope.kind, scopeId: id ?? '' }
   }

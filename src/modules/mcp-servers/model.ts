@@ -48,8 +48,12 @@ export const Auth = t.Union(
     t.Object({ kind: t.Literal('none') }, { additionalProperties: false }),
     t.Object({ kind: t.Literal('bearer'), token: Token }, { additionalProperties: false }),
   ],
-  { error: 'auth must be {"kind": "none"} or {"kind": "bearer", "token": "..."}' },
+  {
+    description: 'how gw authenticates to the server; absent when creating: none',
+    error: 'auth must be {"kind": "none"} or {"kind": "bearer", "token": "..."}',
+  },
 )
+export type AuthInput = typeof Auth.static
 
 const Globs = (field: string, description: string) =>
   t.Array(
@@ -74,7 +78,8 @@ export const CreateServerBody = t.Object(
     name: Name,
     url: Url,
     transport: Transport,
-    auth: Auth,
+    // Most servers take no credentials: asking for {"kind": "none"} to say so only made registering fail.
+    auth: t.Optional(Auth),
     toolAllow: t.Optional(ToolAllow),
     toolDeny: t.Optional(ToolDeny),
   },

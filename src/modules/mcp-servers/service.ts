@@ -7,9 +7,7 @@ import { PLATFORM_SERVERS, type PlatformServer, platformServer } from '../../mcp
 import { derivedName, discover, type FetchLike, probe } from '../../mcp/client'
 import { type McpServerRow, NAME_TAKEN } from '../../store/repositories/mcp-servers'
 import type { Clock, Store } from '../../store/store'
-import type { CreateServerInput, PlatformServerInput, UpdateServerInput } from './model'
-
-type Auth = CreateServerInput['auth']
+import type { AuthInput, CreateServerInput, PlatformServerInput, UpdateServerInput } from './model'
 
 /** A registration as answers show it: the token only by its hint. */
 const view = (row: McpServerRow) => ({
@@ -175,7 +173,7 @@ export class McpServersService {
       name: entry.id,
       url: entry.url,
       transport: entry.transport,
-      ...this.sealed(principal.orgId, id, input.auth ?? { kind: 'none' }),
+      ...this.sealed(principal.orgId, id, input.auth),
       toolAllow: [],
       toolDeny: [],
       enabled: true,
@@ -187,8 +185,12 @@ export class McpServersService {
     return platformView(entry, row)
   }
 
-  /** The columns of a credential: the token sealed to this row, and its hint. */
-  private sealed(orgId: string, id: string, auth: Auth): Pick<McpServerRow, 'authKind' | 'sealedToken' | 'tokenHint'> {
+  /** The columns of a credential (none when the caller named none): the token sealed to this row, and its hint. */
+  private sealed(
+    orgId: string,
+    id: string,
+    auth: AuthInput = { kind: 'none' },
+  ): Pick<McpServerRow, 'authKind' | 'sealedToken' | 'tokenHint'> {
     if (auth.kind === 'none') return { authKind: 'none', sealedToken: null, tokenHint: null }
     return {
       authKind: 'bearer',

@@ -1,10 +1,11 @@
 import { t } from 'elysia'
+import { EmailAddress } from '../../http/schema'
 
 export const OrgParams = t.Object({ id: t.String() })
 
 export const AddMemberBody = t.Object(
   {
-    email: t.String({ format: 'email', maxLength: 320, error: 'email must be an email address' }),
+    email: EmailAddress,
     role: t.String({ minLength: 1, maxLength: 64, description: 'admin, member or a custom role id' }),
   },
   { additionalProperties: false },

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import { PERMISSIONS } from '../../auth/permissions'
 import { TIERS } from '../../auth/tiers'
+import { MAX_RETENTION_DAYS } from '../../spend/retention'
 import { oneOf } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
@@ -27,6 +28,23 @@ export const BodyRetentionBody = t.Object(
   { additionalProperties: false },
 )
 export type BodyRetentionInput = typeof BodyRetentionBody.static
+
+export const RequestRetentionBody = t.Object(
+  {
+    mode: t.Union([t.Literal('default'), t.Literal('days')], {
+      error: "mode must be default (the operator's retention) or days",
+    }),
+    days: t.Optional(
+      t.Integer({
+        minimum: 1,
+        maximum: MAX_RETENTION_DAYS,
+        error: `days must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type RequestRetentionInput = typeof RequestRetentionBody.static
 
 export const PiiRedactionBody = t.Object({ redact: t.Boolean() }, { additionalProperties: false })
 
@@ -58,6 +76,19 @@ export const OrganizationSettings = t.Object({
     }),
   ),
   bodyRetention: t.Union([t.Object({ mode: t.Literal('none') }), t.Object({ mode: t.Literal('days'), days: t.Integer() })]),
+  requestRetention: t.Object(
+    {
+      days: t.Nullable(t.Integer({ description: 'how many days request records are kept; null: forever' })),
+      own: t.Nullable(t.Integer({ description: "the organization's own setting; null: the operator's default" })),
+      operatorDays: t.Nullable(
+        t.Integer({ description: 'the most days this gw keeps request records (GW_REQUEST_RETENTION_DAYS); null: no bound' }),
+      ),
+      budgetWindowDays: t.Nullable(
+        t.Integer({ description: 'the longest budget window, in days: records are never deleted before it ends' }),
+      ),
+    },
+    { description: 'how long request records, and what hangs off them, are kept' },
+  ),
   piiRedaction: t.Boolean(),
   streamMetaFrame: t.Boolean({ description: 'streams end with the gw metadata frame even when a call does not ask for it' }),
 })

@@ -9,6 +9,7 @@ import {
   OrgParams,
   PiiRedactionBody,
   RenameBody,
+  RequestRetentionBody,
   StartOnboardingBody,
   StreamMetaBody,
   UpdateOnboardingBody,
@@ -29,7 +30,9 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
     .get('/v1/organization/settings', ({ principal }) => answer(settings.get(principal)), {
       authenticated: true,
       response: Ok(OrganizationSettings),
-      detail: { summary: "The caller's organization: details, onboarding, terms, body retention and PII redaction" },
+      detail: {
+        summary: "The caller's organization: details, onboarding, terms, record and body retention and PII redaction",
+      },
     })
     .post('/v1/organization/:id/update', ({ principal, body }) => answer(settings.rename(principal, body.name)), {
       catalogued: true,
@@ -62,6 +65,19 @@ export const organizationRoutes = (authz: Authz, organizations: OrganizationServ
       response: Ok(OrganizationSettings),
       detail: { summary: 'How long request and response bodies are kept, or none' },
     })
+    .post(
+      '/v1/organization/request-retention-config',
+      ({ principal, body }) => answer(settings.setRequestRetention(principal, body)),
+      {
+        catalogued: { auditTarget: 'organization' },
+        body: RequestRetentionBody,
+        response: Ok(OrganizationSettings),
+        detail: {
+          summary:
+            "How long request records are kept: the operator's default, or fewer days (never fewer than the longest budget window)",
+        },
+      },
+    )
     .post('/v1/organization/pii-config', ({ principal, body }) => answer(settings.setPiiRedaction(principal, body.redact)), {
       catalogued: true,
       body: PiiRedactionBody,

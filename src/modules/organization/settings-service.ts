@@ -2,12 +2,12 @@ import type { Principal } from '../../auth/principal'
 import { badRequest } from '../../errors'
 import type { OrgCallSettings } from '../../gateway/gateway'
 import type { BodyPolicy } from '../../gateway/request-log/body-capture'
+import { MAX_RETENTION_DAYS, type RecordRetention } from '../../spend/retention'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
-import type { BodyRetentionInput, UpdateOnboardingInput } from './model'
+import type { BodyRetentionInput, RequestRetentionInput, UpdateOnboardingInput } from './model'
 
-const DAY_MS = 24 * 3600 * 1000
 /** The gateway reads an organisation's call settings this fresh: a change holds within a second. */
 const POLICY_CACHE_MS = 1_000
 
@@ -27,24 +27,31 @@ interface CallSettings {
   streamMetaFrame: boolean
 }
 
-/** Organisation details, onboarding, terms, and the policy for stored bodies (retention, PII redaction). */
+/** Organisation details, onboarding, terms, the retention of request records, and the policy for stored bodies (retention, PII redaction). */
 export class OrganizationSettingsService implements OrgCallSettings {
   private readonly policies: TtlCache<string, CallSettings>
 
   constructor(
     private readonly store: Store,
+    private readonly retention: RecordRetention,
     private readonly now: () => number = Date.now,
   ) {
     this.policies = new TtlCache(100_000, POLICY_CACHE_MS, now)
   }
 
   async get(principal: Principal) {
-    const org = await this.store.organizations.get(principal.orgId)
+    const mine = this.store.org(principal.orgId)
+    const [org, settings, limits] = await Promise.all([
+      this.store.organizations.get(principal.orgId),
+      mine.settings.get(),
+      mine.budgetLimits.list(),
+    ])
     return {
       id: principal.orgId,
       name: org?.name,
       tier: org?.tier,
-      ...view(await this.store.org(principal.orgId).settings.get()),
+      ...view(settings),
+      requestRetention: this.retention.view(settings, limits),
     }
   }
 
@@ -93,6 +100,20 @@ export class OrganizationSettingsService implements OrgCallSettings {
     return this.get(principal)
   }
 
+  /** Records are deleted after the days given, within the operator's bound and no sooner than every budget counts them. */
+  async setRequestRetention(principal: Principal, input: RequestRetentionInput) {
+    const { mode, days } = input
+    if (mode === 'default' && days !== undefined)
+      throw badRequest('mode "default" takes the operator\'s retention: leave days out')
+    if (mode === 'days') {
+      if (days === undefined)
+        throw badRequest(`mode "days" needs days (1 to ${this.retention.operatorDays ?? MAX_RETENTION_DAYS})`)
+      await this.retention.checkDays(principal.orgId, days)
+    }
+    await this.store.org(principal.orgId).settings.update({ requestRetentionDays: days ?? null })
+    return this.get(principal)
+  }
+
   async setPiiRedaction(principal: Principal, redact: boolean) {
     await this.store.org(principal.orgId).settings.update({ piiRedaction: redact })
     this.policies.delete(principal.orgId)
@@ -125,17 +146,5 @@ export class OrganizationSettingsService implements OrgCallSettings {
     }
     this.policies.set(orgId, fresh)
     return fresh
-  }
-
-  /** The retention job: bodies past their organisation's window are deleted; with "none", all of them. */
-  async applyRetention(): Promise<number> {
-    let deleted = 0
-    for (const orgId of await this.store.organizations.listIds()) {
-      const settings = this.store.org(orgId).settings
-      const days = (await settings.get()).bodyRetentionDays
-      const cutoff = days === null ? new Date(this.now() + DAY_MS) : new Date(this.now() - days * DAY_MS)
-      deleted += await settings.deleteBodiesBefore(cutoff)
-    }
-    return deleted
   }
 }

@@ -1,9 +1,14 @@
 import { t } from 'elysia'
-import { Maybe, PAGE_FIELDS, timeBodyWith } from '../../query/model'
+import { OffsetPage, type PageSize, Paging } from '../../http/schema'
+import { Maybe, timeBodyWith } from '../../query/model'
 import { oneOf } from '../../util/typebox'
 
 const Status = oneOf(['success', 'error'])
 const Id = t.String({ maxLength: 200 })
+
+export const CALLS_PAGE: PageSize = { maxLimit: 1_000, defaultLimit: 100 }
+const { limit, offset } = Paging(CALLS_PAGE)
+const PAGE_FIELDS = { limit, offset }
 
 /** The time window and a page: the summaries and filter options take this body. */
 export const CallsBody = timeBodyWith(PAGE_FIELDS)
@@ -36,11 +41,10 @@ const Call = {
   cost: Maybe(t.Number({ description: 'USD' })),
   error: Maybe(t.String()),
 }
-const Page = { offset: t.Number(), limit: t.Number() }
 
 export const McpToolCalls = t.Object({
   calls: t.Array(t.Object({ ...Call, serverId: t.String(), serverName: t.String(), toolName: t.String() })),
-  ...Page,
+  ...OffsetPage,
 })
 
 export const McpSummary = t.Object({
@@ -56,7 +60,7 @@ export const McpFilterOptions = t.Object({
 
 export const A2aCalls = t.Object({
   calls: t.Array(t.Object({ ...Call, agentId: t.String(), agentName: t.String(), skill: Maybe(t.String()) })),
-  ...Page,
+  ...OffsetPage,
 })
 
 export const A2aSummary = t.Object({

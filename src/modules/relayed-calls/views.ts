@@ -3,7 +3,7 @@ import { nanoToUsd } from '../../money/cost'
 import { parseWindow } from '../../query/time'
 import type { A2aCall, CallStats, McpToolCall } from '../../store/repositories/calls'
 import type { Store } from '../../store/store'
-import type { A2aCallsInput, CallsInput, McpToolCallsInput } from './model'
+import { type A2aCallsInput, CALLS_PAGE, type CallsInput, type McpToolCallsInput } from './model'
 
 /** Call statistics as the API shows them: cost in USD. */
 const shownStats = ({ costNano, ...rest }: CallStats) => ({ ...rest, cost: nanoToUsd(costNano) })
@@ -83,7 +83,7 @@ export class RelayedCallViews {
   }
 
   private page(input: CallsInput) {
-    return { limit: input.limit ?? 100, offset: input.offset ?? 0 }
+    return { limit: input.limit ?? CALLS_PAGE.defaultLimit, offset: input.offset ?? 0 }
   }
 
   private window(principal: Principal, input: CallsInput) {

@@ -1,7 +1,10 @@
 import { t } from 'elysia'
+import { type PageSize, Paging } from '../../http/schema'
 import { Maybe, SeriesPoint, windowBodyWith } from '../../query/model'
 
-export const RecentBody = windowBodyWith({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 500 })) })
+export const RECENT_PAGE: PageSize = { maxLimit: 500, defaultLimit: 50 }
+
+export const RecentBody = windowBodyWith({ limit: Paging(RECENT_PAGE).limit })
 export type RecentInput = typeof RecentBody.static
 
 const Counts = t.Record(t.String(), t.Number())

@@ -6,7 +6,7 @@ import { INJECTION_RULES } from '../../security/injection'
 import { PII_KINDS } from '../../security/pii'
 import type { RequestFlag } from '../../store/repositories/request-flags'
 import type { Store } from '../../store/store'
-import type { RecentInput } from './model'
+import { RECENT_PAGE, type RecentInput } from './model'
 
 type Kind = RequestFlag['kind']
 /** Every category of a kind is reported, found or not, so a dashboard never has to guess a missing one. */
@@ -64,7 +64,7 @@ export class SecurityViews {
 
   /** The latest flagged requests, newest first, with what was found in each (counts). */
   async recent(principal: Principal, input: RecentInput, kind: Kind) {
-    const rows = await this.store.requestFlags.recent(this.where(principal, input), kind, input.limit ?? 50)
+    const rows = await this.store.requestFlags.recent(this.where(principal, input), kind, input.limit ?? RECENT_PAGE.defaultLimit)
     return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }))
   }
 

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { TIERS } from '../../auth/tiers'
+import { DomainName } from '../../http/schema'
 import { Maybe } from '../../query/model'
 import { oneOf } from '../../util/typebox'
 
@@ -10,9 +11,7 @@ export const SsoBody = t.Object(
     issuer: t.String({ pattern: '^https?://', maxLength: 2000, error: 'issuer must be an http(s) URL' }),
     clientId: t.String({ minLength: 1, maxLength: 500 }),
     clientSecret: t.Optional(t.String({ minLength: 1, maxLength: 4096 })),
-    domain: t.Optional(
-      t.String({ pattern: '^[A-Za-z0-9.-]+\\.[A-Za-z]{2,}$', maxLength: 253, error: 'domain must be a DNS name' }),
-    ),
+    domain: t.Optional(DomainName),
   },
   { additionalProperties: false },
 )

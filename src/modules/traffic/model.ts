@@ -1,18 +1,23 @@
 import { t } from 'elysia'
+import { NextCursor, OffsetPage, type PageSize, Paging } from '../../http/schema'
 import { Maybe } from '../../query/model'
 import { oneOf } from '../../util/typebox'
 
 /** Interactive pages stay small; bulk export pages are larger. */
-export const PAGE_LIMITS = { request: 1_000, request_response_rmt: 10_000 } as const
+export const PAGE_SIZES = {
+  request: { maxLimit: 1_000, defaultLimit: 100 },
+  request_response_rmt: { maxLimit: 10_000, defaultLimit: 100 },
+} as const satisfies Record<string, PageSize>
 
 const Direction = oneOf(['asc', 'desc'])
 
-export const QueryBody = (maxLimit: number) =>
-  t.Object(
+export const QueryBody = (size: PageSize) => {
+  const { offset, limit, cursor } = Paging(size)
+  return t.Object(
     {
       filter: t.Optional(t.Unknown({ description: 'a request filter (spec 2.5), or "all"' })),
-      offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
-      limit: t.Optional(t.Integer({ minimum: 1, maximum: maxLimit, description: '100 by default' })),
+      offset,
+      limit,
       sort: t.Optional(
         t.Partial(
           t.Object(
@@ -21,16 +26,12 @@ export const QueryBody = (maxLimit: number) =>
           ),
         ),
       ),
-      cursor: t.Optional(
-        t.String({
-          maxLength: 200,
-          description: 'the nextCursor of the previous page: keyset paging, for sorts by created_at, without offset',
-        }),
-      ),
+      cursor,
       includeBodies: t.Optional(t.Boolean()),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, description: 'a page by offset, or by cursor (for sorts by created_at, without offset)' },
   )
+}
 export type QueryInput = ReturnType<typeof QueryBody>['static']
 
 export const CountBody = t.Object({ filter: t.Optional(t.Unknown()) }, { additionalProperties: false })
@@ -105,18 +106,18 @@ export const Count = t.Object({ count: t.Number() })
 
 export const RequestsById = t.Object({ requests: t.Array(RequestView) })
 
-export const Page = t.Object({
-  requests: t.Array(RequestView),
-  offset: t.Number(),
-  limit: t.Number(),
-  nextCursor: Maybe(t.String({ description: 'pass it as cursor for the next page; null on the last page' })),
-})
+export const Page = t.Object({ requests: t.Array(RequestView), ...OffsetPage, nextCursor: NextCursor })
 
 export const Rating = t.Union([t.Boolean(), t.Number({ minimum: -1, maximum: 1 })], {
   error: 'rating must be true/false or a number from -1 to 1',
 })
 export const RequestParams = t.Object({ requestId: t.String({ minLength: 1, maxLength: 64 }) })
 export const AssetParams = t.Object({ requestId: t.String({ maxLength: 64 }), assetId: t.String({ maxLength: 200 }) })
+/**
+ * One of a request's assets (an image or a file it carried): where to fetch it. None are stored yet, so
+ * the route answers 404; the document still says what its success is, as for every built route.
+ */
+export const RequestAsset = t.Object({ assetUrl: t.String({ description: 'where the asset can be fetched, for a short while' }) })
 export const SessionParams = t.Object({ sessionId: t.String({ minLength: 1, maxLength: 200 }) })
 export const RatingBody = t.Object({ rating: Rating }, { additionalProperties: false })
 export const ScoreBody = t.Object(

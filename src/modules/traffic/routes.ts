@@ -10,11 +10,12 @@ import {
   GatewayTestBody,
   GatewayTestResult,
   IdsBody,
-  PAGE_LIMITS,
+  PAGE_SIZES,
   Page,
   PropertyBody,
   QueryBody,
   RatingBody,
+  RequestAsset,
   RequestParams,
   RequestProperties,
   RequestRating,
@@ -38,7 +39,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
     .use(authz)
     .post('/v1/request/query', ({ principal, body }) => answer(traffic.query(principal, body)), {
       ...read,
-      body: QueryBody(PAGE_LIMITS.request),
+      body: QueryBody(PAGE_SIZES.request),
       response: Ok(Page),
       detail: { summary: 'Filter requests (wrapper "request"), newest first by default' },
     })
@@ -47,7 +48,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       ({ principal, body }) => answer(traffic.query(principal, body, 'request_response_rmt')),
       {
         ...read,
-        body: QueryBody(PAGE_LIMITS.request_response_rmt),
+        body: QueryBody(PAGE_SIZES.request_response_rmt),
         response: Ok(Page),
         detail: { summary: 'Filter requests for bulk export (wrapper "request_response_rmt", larger pages, cursor paging)' },
       },
@@ -70,7 +71,7 @@ export const trafficRoutes = (authz: Authz, traffic: TrafficService, annotations
       {
         ...read,
         params: AssetParams,
-        response: { 404: ErrorEnvelope },
+        response: { ...Ok(RequestAsset), 404: ErrorEnvelope },
         detail: { summary: "One of a request's assets (none are stored yet: always 404)" },
       },
     )

@@ -3,33 +3,12 @@ import type { Principal } from '../../auth/principal'
 import { requireTier } from '../../auth/tiers'
 import { badRequest, forbidden, notFound } from '../../errors'
 import { nanoToUsd } from '../../money/cost'
+import { decodeCursor, encodeCursor, type PagePosition } from '../../query/cursor'
 import { mentionsField, requestScope, type Wrapper } from '../../query/filter'
 import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
 import type { RequestRecord, RequestSort } from '../../store/repositories/requests'
 import type { Store } from '../../store/store'
-import { type IdsInput, PAGE_LIMITS, type QueryInput } from './model'
-
-const DEFAULT_LIMIT = 100
-
-/** Where a page ended: the last row's time and id. Opaque to callers; it only moves within their own scope. */
-interface Cursor {
-  at: number
-  id: string
-  direction: RequestSort['direction']
-}
-
-const encodeCursor = (c: Cursor): string => Buffer.from(JSON.stringify([c.at, c.id, c.direction])).toString('base64url')
-
-function decodeCursor(raw: string): Cursor {
-  try {
-    const [at, id, direction] = JSON.parse(Buffer.from(raw, 'base64url').toString()) as unknown[]
-    if (Number.isSafeInteger(at) && typeof id === 'string' && (direction === 'asc' || direction === 'desc'))
-      return { at: at as number, id, direction }
-  } catch {
-    // falls through to the refusal
-  }
-  throw badRequest('cursor is not one this API gave out; pass the nextCursor of the previous page')
-}
+import { type IdsInput, PAGE_SIZES, type QueryInput } from './model'
 
 const view = (r: RequestRecord, body?: RequestBodyRecord) => ({
   id: r.id,
@@ -72,32 +51,28 @@ export class TrafficService {
   ) {}
 
   async query(principal: Principal, input: QueryInput, wrapper: Wrapper = 'request') {
-    const limit = input.limit ?? DEFAULT_LIMIT
+    const limit = input.limit ?? PAGE_SIZES[wrapper].defaultLimit
     const offset = input.offset ?? 0
-    if (limit > PAGE_LIMITS[wrapper]) throw badRequest(`limit must be at most ${PAGE_LIMITS[wrapper]}`)
     const sort = this.sort(input.sort)
     let where = this.scope(principal, input.filter, wrapper)
     if (input.cursor !== undefined) {
       if (sort.field !== 'created_at') throw badRequest('cursor paging needs the sort by created_at')
       if (offset !== 0) throw badRequest('pass either cursor or offset, not both')
       const cursor = decodeCursor(input.cursor)
-      if (cursor.direction !== sort.direction) throw badRequest('the cursor belongs to the other sort direction')
-      where = and(where, this.after(cursor)) as SQL
+      if (cursor.tag !== sort.direction) throw badRequest('the cursor belongs to the other sort direction')
+      where = and(where, this.after(cursor, sort.direction)) as SQL
     }
     const rows = await this.store.requests.search({ where, sort, limit, offset })
     const last = rows.at(-1)
-    const nextCursor =
-      rows.length === limit && last && sort.field === 'created_at'
-        ? encodeCursor({ at: last.createdAt.getTime(), id: last.id, direction: sort.direction })
-        : null
+    const nextCursor = rows.length === limit && last && sort.field === 'created_at' ? encodeCursor(last, sort.direction) : null
     return { requests: await this.withBodies(principal, rows, input.includeBodies), offset, limit, nextCursor }
   }
 
   /** The rows that come after the cursor in its order (created_at, then id, as `search` sorts). */
-  private after(cursor: Cursor): SQL {
+  private after(cursor: PagePosition, direction: RequestSort['direction']): SQL {
     const { createdAt, id } = this.store.schema.tables.requests
-    const at = new Date(cursor.at)
-    return cursor.direction === 'desc'
+    const at = cursor.createdAt
+    return direction === 'desc'
       ? (or(lt(createdAt, at), and(eq(createdAt, at), lt(id, cursor.id))) as SQL)
       : (or(gt(createdAt, at), and(eq(createdAt, at), gt(id, cursor.id))) as SQL)
   }

@@ -1,4 +1,3 @@
-import { lt } from 'drizzle-orm'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 import type { Clock } from '../store'
@@ -10,6 +9,8 @@ export interface OrganizationSettings {
   termsAcceptedBy: string | null
   termsVersion: string | null
   bodyRetentionDays: number | null
+  /** Days the organisation keeps its request records, within the operator's bound; null: the operator's default. */
+  requestRetentionDays: number | null
   piiRedaction: boolean
   streamMetaFrame: boolean
   budgetTimezone: string
@@ -20,7 +21,7 @@ export interface OrganizationSettings {
   updatedAt: Date
 }
 
-/** Until an organisation sets them: bodies kept 30 days, no redaction, no onboarding, no terms. */
+/** Until an organisation sets them: bodies kept 30 days, records the operator's default, no redaction, no onboarding, no terms. */
 export const DEFAULT_BODY_RETENTION_DAYS = 30
 export const defaultSettings = (orgId: string): OrganizationSettings => ({
   orgId,
@@ -29,6 +30,7 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
   termsAcceptedBy: null,
   termsVersion: null,
   bodyRetentionDays: DEFAULT_BODY_RETENTION_DAYS,
+  requestRetentionDays: null,
   piiRedaction: false,
   streamMetaFrame: false,
   budgetTimezone: 'UTC',
@@ -39,14 +41,13 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
   updatedAt: new Date(0),
 })
 
-/** One organisation's settings, and the retention of its stored bodies. */
+/** One organisation's settings. */
 export const organizationSettingsRepository = (
-  { orm, tables: { organizationSettings, requestBodies } }: Database,
+  { orm, tables: { organizationSettings } }: Database,
   orgId: string,
   now: Clock,
 ) => {
   const settings = orgRows(organizationSettings, orgId)
-  const bodies = orgRows(requestBodies, orgId)
   const get = async (): Promise<OrganizationSettings> => {
     const [row] = await orm.select().from(organizationSettings).where(settings.where()).limit(1)
     return row ?? defaultSettings(orgId)
@@ -61,14 +62,6 @@ export const organizationSettingsRepository = (
         .values(settings.row(next))
         .onConflictDoUpdate({ target: organizationSettings.orgId, set: { ...change, updatedAt: next.updatedAt } })
       return next
-    },
-    /** The retention job: the organisation's bodies older than the cut-off go. */
-    async deleteBodiesBefore(cutoff: Date): Promise<number> {
-      const rows = await orm
-        .delete(requestBodies)
-        .where(bodies.where(lt(requestBodies.createdAt, cutoff)))
-        .returning({ id: requestBodies.requestId })
-      return rows.length
     },
   }
 }

@@ -1,0 +1,2 @@
+ALTER TABLE "organization_settings" ADD COLUMN "request_retention_days" integer;--> statement-breakpoint
+CREATE INDEX "request_bodies_org_time_idx" ON "request_bodies" USING btree ("org_id","created_at");

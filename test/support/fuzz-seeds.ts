@@ -1,0 +1,37 @@
+/**
+ * The seeds of the hostile-input suite's random calls.
+ *
+ * CI sets GW_FUZZ_SEED (.ci/run), so that a landing is decided by the code and not by the draw; a local
+ * run without it draws a fresh seed, which is how new inputs get tried at all. A seed that once found a
+ * defect is kept below and replayed by every run, CI's included, next to the run's own seed: the
+ * defect it found stays fixed. A kept seed replays the calls it drew only while the generators stay as
+ * they were, so the defect's own input goes into the fixed corpus too (QUERY_VALUES, RAW_BODIES, ...),
+ * which does not depend on any seed.
+ *
+ * Each kept seed costs one more round of random calls per route (a few seconds per dialect): keep the
+ * ones that found something, not every seed that was tried.
+ */
+export const DEFECT_SEEDS: readonly number[] = [
+  // CI's default: the seed every landing has replayed.
+  20261124,
+  // A string field given an object whose `toString` is not a function: Elysia's validator threw while
+  // describing it, a 500 on every route with a body (POST /v1/integration found it).
+  1934774991,
+]
+
+function runSeed(): number {
+  const given = process.env.GW_FUZZ_SEED
+  if (given === undefined || given === '') return Math.floor(Math.random() * 2 ** 31)
+  const seed = Number(given)
+  if (!Number.isSafeInteger(seed)) throw new Error(`GW_FUZZ_SEED must be a whole number, not ${JSON.stringify(given)}`)
+  return seed
+}
+
+/** This run's own seed: GW_FUZZ_SEED, or a fresh one. */
+export const RUN_SEED = runSeed()
+
+/** Every seed this run tries: the kept ones, then its own (once, when it is not one of them). */
+export const FUZZ_SEEDS: readonly number[] = [...new Set([...DEFECT_SEEDS, RUN_SEED])]
+
+/** How to replay a seed's random calls (the kept seeds run as well; their calls do not change). */
+export const replayCommand = (seed: number, file: string): string => `GW_FUZZ_SEED=${seed} bun test ${file}`
