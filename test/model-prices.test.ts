@@ -129,7 +129,7 @@ describe('PUT /v1/model-prices', () => {
   test('bad input: 400 naming the field, nothing stored', async () => {
     const org = await h.org()
     const cases: Array<[unknown, string]> = [
-      [{ ...gpt4o, provider: 'azure' }, 'provider'],
+      [{ ...gpt4o, provider: 'nonesuch' }, 'provider'],
       [{ ...gpt4o, model: '' }, 'model'],
       [{ ...gpt4o, model: 'x'.repeat(201) }, 'model'],
       [{ ...gpt4o, model: 'gpt-4o\n' }, 'model'],
@@ -195,7 +195,7 @@ describe('DELETE /v1/model-prices', () => {
     const queries: Array<Record<string, string>> = [
       { provider: 'openai' },
       { model: 'gpt-4o' },
-      { provider: 'azure', model: 'gpt-4o' },
+      { provider: 'nonesuch', model: 'gpt-4o' },
       { provider: 'openai', model: 'gpt-4o', effectiveFrom: 'yesterday' },
       { provider: 'openai', model: 'gpt-4o', extra: '1' },
     ]
@@ -270,7 +270,7 @@ describe('PUT /v1/model-prices/import', () => {
         mode: 'replace',
         rows: [
           { ...gpt4o, inputPerMillion: 9 },
-          { ...gpt4o, provider: 'azure' },
+          { ...gpt4o, provider: 'nonesuch' },
           { ...gpt4o, model: 'o3', outputPerMillion: 0.1234567891 },
           'not a price',
           { ...gpt4o, model: 'custom-model' },
@@ -278,7 +278,7 @@ describe('PUT /v1/model-prices/import', () => {
       }),
     )
     expect(error.message).toStartWith('the import changed nothing: ')
-    expect(error.message).toContain('row 2, provider: must be openai or anthropic')
+    expect(error.message).toContain('row 2, provider: must be one of openai, anthropic')
     expect(error.message).toContain('row 3, outputPerMillion: 0.1234567891 has more than 9 decimal places')
     expect(error.message).toContain('row 4: must be an object')
     expect(error.message).toContain('row 5, maxOutputTokens: is required')
@@ -300,7 +300,7 @@ describe('PUT /v1/model-prices/import', () => {
     const cases: Array<[string, string]> = [
       [`${header}\nopenai,o3,2,8\nopenai,o4-mini,1.1x,4.4\n`, 'row 2 (line 3), inputPerMillion: "1.1x" is not a decimal number'],
       [`${header}\nopenai,"o3\nwith a line break",2,8,9\nopenai,o4-mini,-1,4`, 'row 1 (line 2): has 5 fields'],
-      [`${header}\nopenai,"o3\nsecond line",2,8\nazure,o4-mini,1,4`, 'row 2 (line 4), provider'],
+      [`${header}\nopenai,"o3\nsecond line",2,8\nnonesuch,o4-mini,1,4`, 'row 2 (line 4), provider'],
       [`${header}\nopenai,o3,2,8\nopenai,o3,3,9`, 'row 2 (line 3): repeats row 1'],
       [`${header},colour\nopenai,o3,2,8,red`, 'line 1: the header names "colour"'],
       ['provider,model,inputPerMillion\nopenai,o3,2', 'line 1: the header lacks outputPerMillion'],

@@ -108,7 +108,7 @@ describe('usage as the providers report it', () => {
     ).toBe(true)
   })
 
-  const call = { model: 'm', stream: false, body: undefined }
+  const call = { model: 'm', stream: false, body: undefined, fetch }
   test('upstream URLs and credentials', async () => {
     const openaiCall = await openaiCompatible.upstream({
       ...call,

@@ -1,5 +1,6 @@
+import type { ProviderName } from '../directory/providers'
 import type { ErrorFamily } from '../error-answers'
-import type { CallerWireFormat, ProviderName } from './providers/provider'
+import type { CallerWireFormat } from './providers/provider'
 import type { StreamProtocol } from './translate/errors'
 
 /** How a dispatch path's body is read: JSON (its `model` picks the provider) or multipart (a `model` field does). */

@@ -9,6 +9,7 @@
  * recorded, and its metadata kept.
  */
 import type { Principal } from '../auth/principal'
+import type { OperatorProviders } from '../directory/providers'
 import type { EgressPolicy } from '../egress/policy'
 import type { AccessPolicies } from '../governance/policies'
 import type { RateLimiter } from '../limits/limiter'
@@ -23,7 +24,7 @@ import { CallCache } from './cache/use'
 import { type CallFacts, CallState, type Dispatch, type GatewayCall, openCall, type Settlement } from './call'
 import { DISPATCH_ROUTES, type DispatchRoute, type ProviderApi } from './dispatch-routes'
 import type { MetaStore } from './meta/store'
-import type { OrgKeySource, ProviderCredentials, ProviderName } from './providers/provider'
+import type { OrgKeySource } from './providers/provider'
 import { PROVIDERS } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
@@ -40,7 +41,7 @@ import { type SettlementDeps, settle } from './steps/settle'
 import { callProvider, clientClosed, readProviderFailure } from './steps/upstream'
 
 export interface GatewayConfig {
-  providers: Record<ProviderName, ProviderCredentials>
+  providers: OperatorProviders
   metaTtlSeconds: number
   /** How long to wait for a provider's response headers before answering 504. */
   upstreamTimeoutMs: number
@@ -197,7 +198,7 @@ export class Gateway {
     const state = this.open({ ...opened, provider: provider.name, model: api.kind, unpriced: UNPRICED_APIS }, request)
     return this.answering(state, async () => {
       requireProviderApiScope(state.facts.principal, provider.name)
-      const operator = this.deps.config.providers[provider.name]
+      const operator = this.deps.config.providers[api.provider]
       const credentials = await ownCredentials(this.deps.orgKeys, state.facts.principal, provider, operator)
       await this.checkLimits(state)
       const upstream = await provider.upstream({
@@ -207,6 +208,7 @@ export class Gateway {
         credentials,
         callerHeaders: request.headers,
         body: call.body,
+        fetch: this.attempts.guardFor(credentials) ?? fetch,
       })
       const contentType = request.headers.get('content-type')
       if (call.body && contentType) upstream.headers.set('content-type', contentType)

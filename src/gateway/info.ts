@@ -1,10 +1,10 @@
 import type { Principal } from '../auth/principal'
+import type { OperatorProviders, ProviderName } from '../directory/providers'
 import { notFound } from '../errors'
 import { priceFor } from '../money/cost'
 import { type ModelPrice, PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
 import type { GatewayMeta, MetaStore } from './meta/store'
-import type { ProviderCredentials, ProviderName } from './providers/provider'
 import { PROVIDERS } from './providers/registry'
 
 const modelOf = (row: ModelPrice) => ({ id: row.model, object: 'model' as const, created: 0, owned_by: row.provider })
@@ -17,7 +17,7 @@ export class GatewayInfo {
     private readonly deps: {
       store: Store
       meta: MetaStore
-      providers: Record<ProviderName, ProviderCredentials>
+      providers: OperatorProviders
       now?: () => number
     },
   ) {
@@ -48,7 +48,7 @@ export class GatewayInfo {
   private reachable() {
     const usable = (name: ProviderName) => {
       const credentials = this.deps.providers[name]
-      return Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials)
+      return credentials !== undefined && (Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials))
     }
     return PRICE_TABLE.filter((row) => usable(row.provider))
   }

@@ -1,22 +1,38 @@
+import type { ProviderName } from '../directory/providers'
 import { type ModelPrice, PRICE_TABLE, type TokenRates } from './prices'
 import type { Usage } from './usage'
-
-type Provider = ModelPrice['provider']
 
 /**
  * Built once at load so the per-request lookup is two map reads. A duplicate id would make the price
  * depend on table order, so it stops start-up instead.
  */
-const INDEX: Readonly<Record<Provider, ReadonlyMap<string, ModelPrice>>> = (() => {
-  const index: Record<Provider, Map<string, ModelPrice>> = { openai: new Map(), anthropic: new Map() }
+const INDEX: ReadonlyMap<ProviderName, ReadonlyMap<string, ModelPrice>> = (() => {
+  const index = new Map<ProviderName, Map<string, ModelPrice>>()
   for (const row of PRICE_TABLE) {
+    const rows = index.get(row.provider) ?? new Map<string, ModelPrice>()
+    index.set(row.provider, rows)
     for (const id of [row.model, ...(row.aliases ?? [])]) {
-      if (index[row.provider].has(id)) throw new Error(`price table: ${row.provider} model ${id} is listed twice`)
-      index[row.provider].set(id, row)
+      if (rows.has(id)) throw new Error(`price table: ${row.provider} model ${id} is listed twice`)
+      rows.set(id, row)
     }
   }
   return index
 })()
+
+/** A Bedrock model id of Anthropic's: `anthropic.<id>-v1:0`, behind a cross-region prefix (`us.`, `global.`) or not. */
+const BEDROCK_ANTHROPIC = /^(?:[a-z]+\.)?anthropic\.(.+?)(?:-v\d+(?::\d+)?)?$/
+
+/**
+ * Which rows price a model that a provider serves under its own name: Azure deploys OpenAI's models,
+ * Vertex serves Gemini's and Anthropic's (`claude-sonnet-4-5@20250929`), Bedrock Anthropic's among
+ * others; their list prices are their makers'. Anything else is priced by the provider's own rows.
+ */
+function pricedAs(provider: ProviderName, model: string): [ProviderName, string] | undefined {
+  if (provider === 'azure') return ['openai', model]
+  if (provider === 'vertex') return model.startsWith('claude') ? ['anthropic', model.replace('@', '-')] : ['gemini', model]
+  const anthropic = provider === 'bedrock' ? BEDROCK_ANTHROPIC.exec(model)?.[1] : undefined
+  return anthropic === undefined ? undefined : ['anthropic', anthropic]
+}
 
 /**
  * Anthropic dates snapshots as `-YYYYMMDD`, OpenAI as `-YYYY-MM-DD`; `-latest` is Anthropic's moving
@@ -33,12 +49,19 @@ export const modelFamily = (model: string): string => model.replace(SNAPSHOT_SUF
  * to. Stripping the one snapshot suffix leaves exactly the longest family prefix, so
  * `gpt-4o-mini-2024-07-18` is gpt-4o-mini and never gpt-4o. Unknown ids are undefined, never guessed.
  */
-export function priceFor(provider: Provider, model: string): ModelPrice | undefined {
-  const rows = INDEX[provider]
-  const exact = rows.get(model)
+export function priceFor(provider: ProviderName, model: string): ModelPrice | undefined {
+  const own = rowFor(provider, model)
+  if (own) return own
+  const maker = pricedAs(provider, model)
+  return maker && rowFor(...maker)
+}
+
+function rowFor(provider: ProviderName, model: string): ModelPrice | undefined {
+  const rows = INDEX.get(provider)
+  const exact = rows?.get(model)
   if (exact) return exact
   const family = modelFamily(model)
-  return family === model ? undefined : rows.get(family)
+  return family === model ? undefined : rows?.get(family)
 }
 
 /** The rates that apply to a request whose prompt (cached parts included) has this many tokens. */

@@ -1,8 +1,9 @@
+import { isProviderName, type ProviderName } from '../directory/providers'
 import type { ModelPriceRow } from '../store/repositories/model-prices'
 import type { Clock, Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
 import { modelFamily, priceFor } from './cost'
-import { type ModelPrice, PRICED_PROVIDERS } from './prices'
+import type { ModelPrice } from './prices'
 
 /** A model's price for one organisation, and where it came from: what a request record says it used. */
 export interface PricedModel {
@@ -26,7 +27,7 @@ export const BUILTIN_PRICES: PriceSource = {
   priceOf: async (_orgId, provider, model) => builtinPrice(provider, model),
 }
 
-type Provider = ModelPrice['provider']
+type Provider = ProviderName
 
 /**
  * Overrides are read this fresh: a change is in force on every instance within a second (at once on the
@@ -45,10 +46,9 @@ interface Override {
 }
 
 /** One organisation's overrides: per provider, per model id, newest first. */
-type OverrideIndex = Readonly<Record<Provider, ReadonlyMap<string, readonly Override[]>>>
+type OverrideIndex = ReadonlyMap<Provider, ReadonlyMap<string, readonly Override[]>>
 
-const PROVIDERS: ReadonlySet<string> = new Set<Provider>(PRICED_PROVIDERS)
-const isProvider = (provider: string): provider is Provider => PROVIDERS.has(provider)
+const NO_OVERRIDES: ReadonlyMap<string, readonly Override[]> = new Map()
 
 const perToken = (nanoPerMtok: number | null) => (nanoPerMtok === null ? undefined : nanoPerMtok / TOKENS_PER_MTOK)
 
@@ -73,21 +73,23 @@ export function overridePrice(row: ModelPriceRow & { provider: Provider }): Mode
 }
 
 function indexOf(rows: readonly ModelPriceRow[]): OverrideIndex {
-  const index: Record<Provider, Map<string, Override[]>> = { openai: new Map(), anthropic: new Map() }
+  const index = new Map<Provider, Map<string, Override[]>>()
   for (const row of rows) {
     const provider = row.provider
-    if (!isProvider(provider)) continue
+    if (!isProviderName(provider)) continue
     const price = overridePrice({ ...row, provider })
     const override: Override = {
       priced: { price, source: price.source },
       effectiveFrom: row.effectiveFrom.getTime(),
       inheritsMaxOutput: row.maxOutputTokens === null,
     }
-    const same = index[provider].get(row.model)
+    const byModel = index.get(provider) ?? new Map<string, Override[]>()
+    index.set(provider, byModel)
+    const same = byModel.get(row.model)
     if (same) same.push(override)
-    else index[provider].set(row.model, [override])
+    else byModel.set(row.model, [override])
   }
-  for (const byModel of Object.values(index))
+  for (const byModel of index.values())
     for (const list of byModel.values()) list.sort((a, b) => b.effectiveFrom - a.effectiveFrom)
   return index
 }
@@ -129,7 +131,7 @@ export class PriceBook implements PriceSource {
   }
 
   async priceOf(orgId: string, provider: Provider, model: string): Promise<PricedModel | undefined> {
-    const byModel = (await this.overridesOf(orgId))[provider]
+    const byModel = (await this.overridesOf(orgId)).get(provider) ?? NO_OVERRIDES
     const override = byModel.size === 0 ? undefined : overrideFor(byModel, provider, model, this.now())
     if (!override) return builtinPrice(provider, model)
     const { priced } = override

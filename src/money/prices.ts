@@ -1,3 +1,5 @@
+import type { ProviderName } from '../directory/providers'
+
 /**
  * The built-in price table: list prices of the providers' standard (synchronous, default service
  * tier) APIs, as data.
@@ -28,11 +30,9 @@ export interface LongContextRates extends TokenRates {
   aboveInputTokens: number
 }
 
-/** The providers gw prices calls of: every provider family it dispatches to. */
-export const PRICED_PROVIDERS = ['openai', 'anthropic'] as const
-
 export interface ModelPrice extends TokenRates {
-  provider: (typeof PRICED_PROVIDERS)[number]
+  /** The provider whose name for the model this is (others that serve it are priced by `priceFor`'s rules). */
+  provider: ProviderName
   /** The family id; dated snapshots of it (`-20250929`, `-2024-08-06`, `-latest`) resolve to this row. */
   model: string
   /** Undated ids the provider also serves this model under, which snapshot resolution cannot derive. */

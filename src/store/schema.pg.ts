@@ -11,6 +11,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import { PROVIDER_NAMES } from '../directory/providers'
 import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
 
 // Kept table for table, column for column, with schema.sqlite.ts: the repositories are written once
@@ -115,7 +116,7 @@ export const providerKeys = table(
   {
     id: id(),
     orgId: orgId(),
-    provider: text('provider', { enum: ['openai', 'anthropic'] }).notNull(),
+    provider: text('provider', { enum: PROVIDER_NAMES }).notNull(),
     name: text('name').notNull(),
     baseUrl: text('base_url'),
     sealedSecret: text('sealed_secret').notNull(),

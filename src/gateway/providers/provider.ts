@@ -1,3 +1,4 @@
+import type { ProviderCredentials, ProviderName } from '../../directory/providers'
 import type { Usage } from '../../money/usage'
 import type { SseEvent } from '../../util/sse'
 
@@ -6,18 +7,6 @@ export type CallerWireFormat = 'openai' | 'anthropic'
 
 /** The wire formats providers speak: the callers' formats, Gemini's generateContent and Bedrock's Converse. */
 export type WireFormat = CallerWireFormat | 'gemini' | 'bedrock'
-
-export type ProviderName = 'openai' | 'anthropic'
-
-export interface ProviderCredentials {
-  apiKey?: string
-  baseUrl: string
-  /**
-   * The base URL is an organisation's own (its provider key's), not the operator's: calls to it pass
-   * the egress policy like any other address a user configures.
-   */
-  organizationBaseUrl?: boolean
-}
 
 /**
  * How a wire format's answers are read: what a call used, which model served, why it stopped, and
@@ -63,6 +52,18 @@ export interface UpstreamCall {
   callerHeaders: Headers
   /** The body as it will be sent, for providers that sign it. */
   body: string | Uint8Array | undefined
+  /**
+   * How the provider's own side requests go (a token for a service account): through the egress
+   * policy when the credentials are an organisation's, which chose where they lead.
+   */
+  fetch: (url: string, init: RequestInit) => Promise<Response>
+}
+
+/** Where a call goes: its URL and headers, and its body when the provider wants it other than the format's (Claude on Vertex). */
+export interface Upstream {
+  url: string
+  headers: Headers
+  body?: string | Uint8Array
 }
 
 /**
@@ -76,7 +77,7 @@ export interface ProviderAdapter {
   /** True when calls need an operator key (a vendor's API); a self-hosted server may need none. */
   requiresKey(credentials: ProviderCredentials): boolean
   /** The upstream URL and headers for a call: the provider's address, its authentication (a key, a token, a signature). */
-  upstream(call: UpstreamCall): Promise<{ url: string; headers: Headers }>
+  upstream(call: UpstreamCall): Promise<Upstream>
 }
 
 export interface StreamUsage {

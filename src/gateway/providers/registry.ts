@@ -1,12 +1,21 @@
+import type { ProviderName } from '../../directory/providers'
 import { ApiError } from '../../errors'
 import { anthropic } from './anthropic'
-import { openaiCompatible } from './openai-compatible'
-import type { ProviderAdapter, ProviderName } from './provider'
+import { bedrock } from './bedrock'
+import { gemini } from './gemini'
+import { azure, openaiCompatible, vendors } from './openai-compatible'
+import type { ProviderAdapter } from './provider'
+import { vertex } from './vertex'
 
-/** Every provider family gw can dispatch to. Static: `bun build --compile` cannot bundle computed imports. */
+/** Every provider gw can dispatch to. Static: `bun build --compile` cannot bundle computed imports. */
 export const PROVIDERS: Record<ProviderName, ProviderAdapter> = {
   openai: openaiCompatible,
   anthropic,
+  gemini,
+  vertex,
+  bedrock,
+  azure,
+  ...vendors,
 }
 
 /**
@@ -15,6 +24,7 @@ export const PROVIDERS: Record<ProviderName, ProviderAdapter> = {
  */
 const MODEL_FAMILIES: ReadonlyArray<{ pattern: RegExp; provider: ProviderName }> = [
   { pattern: /^claude-/, provider: 'anthropic' },
+  { pattern: /^gemini-/, provider: 'gemini' },
   {
     pattern:
       /^(gpt-|chatgpt-|o[1-9](-|$)|text-embedding-|davinci-|babbage-|omni-moderation-|text-moderation-|codex-|dall-e-|tts-|whisper-)/,
@@ -33,13 +43,13 @@ export function resolveModel(requested: string): ResolvedModel {
   if (slash > 0) {
     const name = requested.slice(0, slash)
     const model = requested.slice(slash + 1)
-    if (name in PROVIDERS && model.length > 0) return { provider: PROVIDERS[name as ProviderName], model }
+    if (Object.hasOwn(PROVIDERS, name) && model.length > 0) return { provider: PROVIDERS[name as ProviderName], model }
   }
   const family = MODEL_FAMILIES.find((f) => f.pattern.test(requested))
   if (!family) {
     throw new ApiError(
       'bad_request',
-      `unknown model ${JSON.stringify(requested)}; name a known model, or force a provider with "openai/<model>" or "anthropic/<model>"`,
+      `unknown model ${JSON.stringify(requested)}; name a known model, or force a provider with "<provider>/<model>" (${Object.keys(PROVIDERS).join(', ')})`,
       { details: { param: 'model' } },
     )
   }

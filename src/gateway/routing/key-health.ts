@@ -1,5 +1,5 @@
+import type { ProviderName } from '../../directory/providers'
 import type { CircuitBreaker } from '../../util/breaker'
-import type { ProviderName } from '../providers/provider'
 
 /**
  * Which provider keys are cooling down: a key that answered 429 or 5xx, or could not be reached, is

@@ -1,10 +1,10 @@
+import type { ProviderCredentials } from '../../directory/providers'
 import type { EgressPolicy } from '../../egress/policy'
 import { badRequest, callerFacing } from '../../errors'
 import type { Logger } from '../../log'
 import type { BudgetEnforcer } from '../../spend/enforcer'
 import type { ChainStep } from '../../store/json-columns'
 import type { CallFacts, Dispatch } from '../call'
-import type { ProviderCredentials } from '../providers/provider'
 import type { KeyHealth } from '../routing/key-health'
 import { pickKey } from '../routing/pick-key'
 import { coolDownMs, fallsThrough, keyFailing, pause, retryable, retryDelayMs, skippedStep } from '../routing/policy'
@@ -100,6 +100,7 @@ export class Attempts {
           credentials: key.credentials,
           callerHeaders: call.request.headers,
           body: outgoing.payload,
+          fetch: this.guardFor(key.credentials) ?? fetch,
         })
         if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
         const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })

@@ -1,7 +1,8 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
+import { defaultBaseUrl, type OperatorProviders, type ProviderCredentials } from '../../directory/providers'
 import { badRequest, forbidden } from '../../errors'
-import type { OrgKeySource, OrgProviderKey, ProviderAdapter, ProviderCredentials, ProviderName } from '../providers/provider'
+import type { OrgKeySource, OrgProviderKey, ProviderAdapter } from '../providers/provider'
 import { operatorKeyId } from '../routing/key-health'
 
 /** A key a call may run on: one of the organisation's (weighted), or the operator's, billed to the organisation's credits. */
@@ -19,7 +20,7 @@ export interface KeyCandidate {
  * without one does the operator's key serve, and then the call is billed to the organisation's credits (PTB).
  */
 export async function keyCandidates(
-  sources: { operator: Record<ProviderName, ProviderCredentials>; orgKeys: OrgKeySource },
+  sources: { operator: OperatorProviders; orgKeys: OrgKeySource },
   principal: Principal,
   provider: ProviderAdapter,
   model: string,
@@ -46,9 +47,9 @@ export async function keyCandidates(
       credentials: credentialsOf(key, operator),
       ptb: false,
     }))
-  if (!operator.apiKey && provider.requiresKey(operator)) {
+  if (!operator || (!operator.apiKey && provider.requiresKey(operator))) {
     throw badRequest(
-      `no key is configured for provider ${provider.name}: add one with POST /v1/api-keys/provider-key, or the operator sets ${provider.name.toUpperCase()}_API_KEY`,
+      `no key is configured for provider ${provider.name}: add one with POST /v1/api-keys/provider-key, or the operator configures it (see the README's provider variables)`,
     )
   }
   return [{ id: operatorKeyId(provider.name), weight: 1, credentials: operator, ptb: true }]
@@ -76,10 +77,13 @@ export async function ownCredentials(
   return credentialsOf(own, operator)
 }
 
-/** An organisation's key, at its own base URL (held to the egress policy) or else at the operator's. */
-const credentialsOf = (key: OrgProviderKey, operator: ProviderCredentials): ProviderCredentials =>
+/**
+ * An organisation's key, at its own base URL (held to the egress policy), else at the operator's
+ * address for the provider, else at the provider's public one.
+ */
+const credentialsOf = (key: OrgProviderKey, operator: ProviderCredentials | undefined): ProviderCredentials =>
   key.baseUrl === null
-    ? { apiKey: key.apiKey, baseUrl: operator.baseUrl }
+    ? { apiKey: key.apiKey, baseUrl: operator?.baseUrl ?? defaultBaseUrl(key.provider, {}) }
     : { apiKey: key.apiKey, baseUrl: key.baseUrl, organizationBaseUrl: true }
 
 /**

@@ -1,9 +1,10 @@
 import { requireGatewayScope } from '../../auth/scopes'
+import type { OperatorProviders } from '../../directory/providers'
 import type { AccessPolicies } from '../../governance/policies'
 import type { PriceSource } from '../../money/price-book'
 import type { ChainStep } from '../../store/json-columns'
 import type { CallFacts, Dispatch } from '../call'
-import type { OrgKeySource, ProviderAdapter, ProviderCredentials, ProviderName, WireFamily } from '../providers/provider'
+import type { OrgKeySource, ProviderAdapter, WireFamily } from '../providers/provider'
 import { resolveModel } from '../providers/registry'
 import { type Translation, translationBetween } from '../translate/pairs'
 import { estimateCost } from './admission'
@@ -29,7 +30,7 @@ export interface Prepared {
 
 /** What preparing a call reads: the operator's providers, the organisation's keys and prices, its access rules. */
 export interface PrepareDeps {
-  providers: Record<ProviderName, ProviderCredentials>
+  providers: OperatorProviders
   orgKeys: OrgKeySource
   prices: PriceSource
   access: Pick<AccessPolicies, 'require'>

@@ -50,21 +50,23 @@ export async function outgoingBody(
   const { body, fields } = call
   let upstream: Record<string, unknown> = fields.model === model ? body : { ...body, model }
   let translationWarning: string | undefined
+  // A translation may set the provider's required output bound; the caller's own is checked already.
+  let translatedMax: number | undefined
   if (translation) {
+    // The provider's format puts the model in the body, or (Gemini, Bedrock) leaves it to the URL.
     const translated = translation.request(upstream)
-    upstream = { ...translated.request, model }
+    upstream = translated.request
+    translatedMax = translated.maxTokens
     if (translated.dropped.length > 0) translationWarning = `dropped: ${translated.dropped.join(', ')}`
   }
   const usageRequest = family.requestUsageInStream(upstream)
   upstream = usageRequest.body
-  // A translation may set the provider's required output bound; the caller's own is checked already.
-  const translatedMax = upstream.max_tokens
   return {
     payload: upstream === body ? call.payload : JSON.stringify(upstream),
     translationWarning,
     // Translated, the caller's own stream_options say whether it wants OpenAI's usage chunk.
     callerAskedForUsage: translation ? asRecord(body.stream_options)?.include_usage === true : usageRequest.callerAskedForUsage,
-    maxOutputTokens: fields.maxOutputTokens ?? (typeof translatedMax === 'number' ? translatedMax : undefined),
+    maxOutputTokens: fields.maxOutputTokens ?? translatedMax,
   }
 }
 

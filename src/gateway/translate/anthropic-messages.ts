@@ -2,8 +2,10 @@
  * Anthropic's Messages API, as callers speak it (the Anthropic SDK, Claude Code) and as Anthropic
  * answers: read into the canonical call and written from it, the answer and its stream both ways.
  */
+
 import type { Usage } from '../../money/usage'
 import type { SseEvent } from '../../util/sse'
+import { asTokenCount } from '../providers/provider'
 import {
   type Answer,
   type Block,
@@ -21,6 +23,7 @@ import {
   type ToolResultBlock,
   type ToolSpec,
   toolSpec,
+  type WrittenRequest,
 } from './canonical'
 import { addTurn } from './openai-chat'
 import { eventPayload } from './stream'
@@ -89,6 +92,8 @@ const NAMES = {
   redactedThinking: 'messages[].content[].type=redacted_thinking',
   toolResultImage: 'messages[].content[].content[].type=image',
   toolResultError: 'messages[].content[].is_error',
+  image: 'messages[].content[].source.type=url',
+  toolStrict: 'tools[].strict',
 } as const
 
 function readRequest(body: Record<string, unknown>): { call: ChatCall; dropped: string[] } {
@@ -302,7 +307,7 @@ function readToolChoice(call: ChatCall, choice: unknown, dropped: Set<string>): 
 /** Anthropic insists on `max_tokens`; callers of other formats usually leave the limit to the server. */
 const DEFAULT_MAX_TOKENS = 4096
 
-function writeRequest(call: ChatCall): { request: Record<string, unknown>; dropped: string[] } {
+function writeRequest(call: ChatCall): WrittenRequest {
   const dropped = new Set<string>()
   const request: AnthropicMessagesRequest = {
     model: call.model,
@@ -329,7 +334,7 @@ function writeRequest(call: ChatCall): { request: Record<string, unknown>; dropp
   }
   for (const setting of ['seed', 'presencePenalty', 'frequencyPenalty', 'responseFormat'] as const)
     if (call[setting] !== undefined) dropped.add(settingName(call, setting))
-  return { request, dropped: [...dropped] }
+  return { request, dropped: [...dropped], maxTokens: request.max_tokens }
 }
 
 const textOf = (block: TextBlock): AnthropicTextBlock => ({ type: 'text', text: block.text })
@@ -427,11 +432,11 @@ const REASON_OF_STOP: Record<StopReason, AnthropicStopReason> = {
 /** Anthropic's `input_tokens` leaves out the cached parts; the canonical prompt count has them in. */
 export function usageOfMessages(usage: unknown): Usage {
   const counts = isRecord(usage) ? usage : {}
-  const cacheReadTokens = finiteNumber(counts.cache_read_input_tokens) ?? 0
-  const cacheWriteTokens = finiteNumber(counts.cache_creation_input_tokens) ?? 0
+  const cacheReadTokens = asTokenCount(counts.cache_read_input_tokens)
+  const cacheWriteTokens = asTokenCount(counts.cache_creation_input_tokens)
   return {
-    promptTokens: (finiteNumber(counts.input_tokens) ?? 0) + cacheReadTokens + cacheWriteTokens,
-    completionTokens: finiteNumber(counts.output_tokens) ?? 0,
+    promptTokens: asTokenCount(counts.input_tokens) + cacheReadTokens + cacheWriteTokens,
+    completionTokens: asTokenCount(counts.output_tokens),
     cacheReadTokens,
     cacheWriteTokens,
   }

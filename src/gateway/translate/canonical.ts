@@ -83,9 +83,11 @@ export type ResponseFormat = { type: 'json' } | { type: 'json_schema'; name?: st
 /**
  * The optional settings a format may be unable to carry, and the parts of a conversation some formats
  * cannot send back: each named in the caller's own terms when the provider's format drops it (`top_k`
- * for an Anthropic caller, `generationConfig.topK` for Gemini's).
+ * for an Anthropic caller, `generationConfig.topK` for Gemini's). `image` is an image the provider
+ * cannot take as it was sent: by URL (Bedrock reads only inline bytes), or of a type it does not read.
+ * `toolStrict` is a tool's `strict` schema adherence, which some providers cannot promise.
  */
-export type Feature = 'thinking' | 'redactedThinking' | 'toolResultImage' | 'toolResultError' | Setting
+export type Feature = 'thinking' | 'redactedThinking' | 'image' | 'toolResultImage' | 'toolResultError' | 'toolStrict' | Setting
 
 export type Setting =
   | 'maxTokens'
@@ -157,6 +159,16 @@ export type Delta =
   /** The provider's last event: what is still owed the caller goes out now. */
   | { type: 'end' }
 
+/**
+ * The request in a provider's format, what it could not carry, and the output bound it holds the call
+ * to (a format that insists on one sets a default: the cost estimate must know it).
+ */
+export interface WrittenRequest {
+  request: Record<string, unknown>
+  dropped: string[]
+  maxTokens?: number
+}
+
 /** A caller's format: its request read into the canonical call, the canonical answer written back in it. */
 export interface CallerFormat {
   readRequest(body: Record<string, unknown>): { call: ChatCall; dropped: string[] }
@@ -166,7 +178,7 @@ export interface CallerFormat {
 
 /** A provider's format: the canonical call written in it, and its answer read back. */
 export interface ProviderFormat {
-  writeRequest(call: ChatCall): { request: Record<string, unknown>; dropped: string[] }
+  writeRequest(call: ChatCall): WrittenRequest
   readAnswer(body: unknown): Answer
   streamReader(): StreamReader
 }

@@ -2,8 +2,10 @@
  * OpenAI's Chat Completions, as callers speak it and as OpenAI and every server that copies its API
  * answer: read into the canonical call and written from it, the answer and its stream both ways.
  */
+
 import type { Usage } from '../../money/usage'
 import type { SseEvent } from '../../util/sse'
+import { asTokenCount } from '../providers/provider'
 import {
   type Answer,
   type Block,
@@ -23,6 +25,7 @@ import {
   type ToolSpec,
   type Turn,
   toolSpec,
+  type WrittenRequest,
 } from './canonical'
 import { eventPayload } from './stream'
 import {
@@ -104,6 +107,8 @@ const SETTING_NAMES = {
   seed: 'seed',
   presencePenalty: 'presence_penalty',
   frequencyPenalty: 'frequency_penalty',
+  image: 'messages[].content[].image_url',
+  toolStrict: 'tools[].function.strict',
 } as const
 
 function readRequest(body: Record<string, unknown>): { call: ChatCall; dropped: string[] } {
@@ -358,7 +363,7 @@ function readToolChoice(call: ChatCall, body: Record<string, unknown>, dropped: 
 // ---------------------------------------------------------------------------------------------
 // The request, as a provider is sent it
 
-function writeRequest(call: ChatCall): { request: Record<string, unknown>; dropped: string[] } {
+function writeRequest(call: ChatCall): WrittenRequest {
   const dropped = new Set<string>()
   const messages: OpenAIMessage[] = []
   if (call.system.length > 0) messages.push({ role: 'system', content: textContent(call.system) })
@@ -386,7 +391,7 @@ function writeRequest(call: ChatCall): { request: Record<string, unknown>; dropp
   }
   for (const setting of ['topK', 'thinkingBudget'] as const)
     if (call[setting] !== undefined) dropped.add(settingName(call, setting))
-  return { request, dropped: [...dropped] }
+  return { request, dropped: [...dropped], maxTokens: call.maxTokens }
 }
 
 const responseFormatBody = (format: ResponseFormat): Record<string, unknown> =>
@@ -499,9 +504,9 @@ export function usageOfChat(usage: unknown): Usage {
   const counts = isRecord(usage) ? usage : {}
   const details = isRecord(counts.prompt_tokens_details) ? counts.prompt_tokens_details : {}
   return {
-    promptTokens: finiteNumber(counts.prompt_tokens) ?? 0,
-    completionTokens: finiteNumber(counts.completion_tokens) ?? 0,
-    cacheReadTokens: finiteNumber(details.cached_tokens) ?? 0,
+    promptTokens: asTokenCount(counts.prompt_tokens),
+    completionTokens: asTokenCount(counts.completion_tokens),
+    cacheReadTokens: asTokenCount(details.cached_tokens),
     cacheWriteTokens: 0,
   }
 }

@@ -1,13 +1,16 @@
 import type { SseEvent } from '../../util/sse'
 import type { CallerWireFormat, WireFormat } from '../providers/provider'
 import { anthropicMessages } from './anthropic-messages'
+import { bedrockConverse } from './bedrock-converse'
 import type { CallerFormat, ProviderFormat } from './canonical'
+import { gemini } from './gemini'
 import { openaiChat } from './openai-chat'
 import type { StreamTranslator } from './stream'
 
 /** How a body crosses from the caller's format to the provider's and back, for one pair of formats. */
 export interface Translation {
-  request(body: Record<string, unknown>): { request: Record<string, unknown>; dropped: string[] }
+  /** The request in the provider's format (the model in it when the format takes it there), and the output bound it sets. */
+  request(body: Record<string, unknown>): { request: Record<string, unknown>; dropped: string[]; maxTokens?: number }
   /** The answer in the caller's format, and what of it that format cannot carry. */
   response(body: unknown): { body: unknown; dropped: string[] }
   stream(callerAskedForUsage: boolean): StreamTranslator
@@ -23,6 +26,8 @@ const CALLER_FORMATS: Record<CallerWireFormat, CallerFormat> = {
 const PROVIDER_FORMATS: Partial<Record<WireFormat, ProviderFormat>> = {
   openai: openaiChat,
   anthropic: anthropicMessages,
+  bedrock: bedrockConverse,
+  gemini,
 }
 
 /** The names of both sides, sorted, each once. */
@@ -34,7 +39,7 @@ function through(caller: CallerFormat, provider: ProviderFormat, now: () => numb
     request(body) {
       const read = caller.readRequest(body)
       const written = provider.writeRequest(read.call)
-      return { request: written.request, dropped: named(read.dropped, written.dropped) }
+      return { request: written.request, dropped: named(read.dropped, written.dropped), maxTokens: written.maxTokens }
     },
     response: (body) => caller.writeAnswer(provider.readAnswer(body), { now }),
     stream(callerAskedForUsage) {

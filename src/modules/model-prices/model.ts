@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { PRICED_PROVIDERS } from '../../money/prices'
+import { PROVIDER_NAMES } from '../../directory/providers'
 import { oneOf } from '../../util/typebox'
 
 /** The most a rate or fee may be, in USD: far above any real price, and its nano-USD stay exact integers. */
@@ -18,7 +18,7 @@ const usd = (what: string) =>
     error: `must be a number of USD from 0 to ${MAX_USD}`,
   })
 
-const provider = oneOf(PRICED_PROVIDERS, { error: `must be ${PRICED_PROVIDERS.join(' or ')}` })
+const provider = oneOf(PROVIDER_NAMES, { error: `must be one of ${PROVIDER_NAMES.join(', ')}` })
 const model = t.String({ minLength: 1, maxLength: 200, error: 'must be a model id of 1 to 200 characters' })
 const effectiveFrom = (description: string) =>
   t.String({

@@ -1,6 +1,8 @@
 import { t } from 'elysia'
+import { PROVIDER_NAMES } from '../../directory/providers'
+import { oneOf } from '../../util/typebox'
 
-const Provider = t.Union([t.Literal('openai'), t.Literal('anthropic')], { error: 'provider must be openai or anthropic' })
+const Provider = oneOf(PROVIDER_NAMES, { error: `provider must be one of ${PROVIDER_NAMES.join(', ')}` })
 const BaseUrl = t.String({ pattern: '^https?://', maxLength: 2000, error: 'baseUrl must be an http:// or https:// URL' })
 /** Shares are relative, so 1000 is room enough to express any split (0.1% steps) without absurd values. */
 const MAX_WEIGHT = 1_000
@@ -42,7 +44,7 @@ export type UpdateProviderKeyInput = typeof UpdateProviderKeyBody.static
 /** A provider key as reads show it: the secret masked, never whole. */
 export const ProviderKey = t.Object({
   id: t.String(),
-  provider: t.Union([t.Literal('openai'), t.Literal('anthropic')]),
+  provider: oneOf(PROVIDER_NAMES),
   name: t.String(),
   baseUrl: t.Nullable(t.String()),
   weight: t.Integer(),

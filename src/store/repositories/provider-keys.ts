@@ -1,11 +1,12 @@
 import { desc, eq } from 'drizzle-orm'
+import type { ProviderName } from '../../directory/providers'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
 export interface ProviderKeyRecord {
   id: string
   orgId: string
-  provider: 'openai' | 'anthropic'
+  provider: ProviderName
   name: string
   baseUrl: string | null
   sealedSecret: string

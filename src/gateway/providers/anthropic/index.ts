@@ -1,23 +1,14 @@
 import type { Usage } from '../../../money/usage'
 import { SseParser } from '../../../util/sse'
-import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
+import { usageOfMessages } from '../../translate/anthropic-messages'
+import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 
 /** The version gw speaks when the caller names none; a caller's `anthropic-version` is passed on. */
 const DEFAULT_VERSION = '2023-06-01'
 const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const
 
 /** Anthropic's `input_tokens` leaves out the cached parts; gw's `promptTokens` counts them in. */
-function usageFrom(usage: Record<string, unknown> | undefined): Usage | undefined {
-  if (!usage) return undefined
-  const cacheReadTokens = asTokenCount(usage.cache_read_input_tokens)
-  const cacheWriteTokens = asTokenCount(usage.cache_creation_input_tokens)
-  return {
-    promptTokens: asTokenCount(usage.input_tokens) + cacheReadTokens + cacheWriteTokens,
-    completionTokens: asTokenCount(usage.output_tokens),
-    cacheReadTokens,
-    cacheWriteTokens,
-  }
-}
+const usageFrom = (usage: Record<string, unknown> | undefined): Usage | undefined => usage && usageOfMessages(usage)
 
 const servedModel = (payload: unknown): string | undefined => {
   const record = asRecord(payload)

@@ -1,3 +1,4 @@
+import { PROVIDERS_TABLE, VENDOR_NAMES, type VendorName } from '../../../directory/providers'
 import type { Usage } from '../../../money/usage'
 import { type SseEvent, SseParser } from '../../../util/sse'
 import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
@@ -110,15 +111,60 @@ export const openaiFamily: WireFamily = {
   eventParser: () => new SseParser(),
 }
 
-export const openaiCompatible: ProviderAdapter = {
-  name: 'openai',
-  family: () => openaiFamily,
-  // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com never does.
-  requiresKey: (credentials) => new URL(credentials.baseUrl).hostname === 'api.openai.com',
+/** Servers that refuse `stream_options` (Mistral) report a stream's usage at its end unasked: nothing to ask for. */
+const withoutStreamOptions: WireFamily = {
+  ...openaiFamily,
+  requestUsageInStream: ({ stream_options: options, ...body }) => ({
+    body,
+    callerAskedForUsage: asRecord(options)?.include_usage === true,
+  }),
+  isInjectedUsageEvent: () => false,
+}
 
-  async upstream({ path, credentials }) {
+/** The URL of an OpenAI-style path at a base URL that includes its `/v1` (as the OpenAI SDK's `baseURL` does). */
+const at = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`
+
+/** A bearer key, when there is one (a self-hosted server may take none). */
+function bearer(apiKey: string | undefined): Headers {
+  const headers = new Headers({ 'content-type': 'application/json' })
+  if (apiKey) headers.set('authorization', `Bearer ${apiKey}`)
+  return headers
+}
+
+/** OpenAI and every server that speaks its API: OpenAI itself, a self-hosted server, or a vendor by name. */
+function openaiCompatibleProvider(name: 'openai' | VendorName): ProviderAdapter {
+  const family = 'noStreamOptions' in PROVIDERS_TABLE[name] ? withoutStreamOptions : openaiFamily
+  return {
+    name,
+    family: () => family,
+    // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com and the vendors never do.
+    requiresKey: (credentials) => name !== 'openai' || new URL(credentials.baseUrl).hostname === 'api.openai.com',
+    upstream: async ({ path, credentials }) => ({ url: at(credentials.baseUrl, path), headers: bearer(credentials.apiKey) }),
+  }
+}
+
+export const openaiCompatible = openaiCompatibleProvider('openai')
+
+export const vendors = Object.fromEntries(VENDOR_NAMES.map((name) => [name, openaiCompatibleProvider(name)])) as Record<
+  VendorName,
+  ProviderAdapter
+>
+
+/** The Azure OpenAI API version gw speaks when the connection names none: the newest generally available one. */
+export const AZURE_API_VERSION = '2024-10-21'
+
+/**
+ * Azure OpenAI: a resource's own endpoint, a deployment in the path where OpenAI has the model in the
+ * body, the API version in the query, the key in `api-key`.
+ */
+export const azure: ProviderAdapter = {
+  name: 'azure',
+  family: () => openaiFamily,
+  requiresKey: () => true,
+  async upstream({ path, model, credentials }) {
     const headers = new Headers({ 'content-type': 'application/json' })
-    if (credentials.apiKey) headers.set('authorization', `Bearer ${credentials.apiKey}`)
-    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`, headers }
+    if (credentials.apiKey) headers.set('api-key', credentials.apiKey)
+    const deployment = `${credentials.baseUrl.replace(/\/+$/, '')}/openai/deployments/${encodeURIComponent(model)}`
+    return { url: `${at(deployment, path)}?api-version=${credentials.apiVersion ?? AZURE_API_VERSION}`, headers }
   },
 }

@@ -1,0 +1,71 @@
+import { ApiError } from '../../../errors'
+import type { Usage } from '../../../money/usage'
+import { usageOfConverse } from '../../translate/bedrock-converse'
+import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
+import { EventStreamDecoder } from './event-stream'
+import { bedrockModelPath, signBedrockRequest } from './sign'
+
+/**
+ * AWS Bedrock's Converse API: one format for every model Bedrock serves, the model in the URL, each
+ * request signed with the account's keys (SigV4), and streams framed as AWS event streams.
+ */
+
+const usageFrom = (usage: Record<string, unknown> | undefined): Usage | undefined => usage && usageOfConverse(usage)
+
+const stopReasons = (payload: unknown): string[] => {
+  const reason = asRecord(payload)?.stopReason
+  return typeof reason === 'string' ? [reason] : []
+}
+
+/** `messageStop` says why the model stopped; the `metadata` event after it carries the usage. */
+function streamUsage(): StreamUsage {
+  let usage: Usage | undefined
+  let reasons: string[] = []
+  return {
+    push(event) {
+      const payload = asRecord(parseJson(event.data))
+      if (event.event === 'metadata') usage = usageFrom(asRecord(payload?.usage)) ?? usage
+      else if (event.event === 'messageStop') reasons = stopReasons(payload)
+    },
+    result: () => usage,
+    // Converse does not name the model that served: it is the one called.
+    servedModel: () => undefined,
+    finishReasons: () => reasons,
+  }
+}
+
+export const bedrockFamily: WireFamily = {
+  format: 'bedrock',
+  // No caller speaks Converse: every call to it is translated.
+  paths: [],
+  chatPath: 'converse',
+  requestUsageInStream: (body) => ({ body, callerAskedForUsage: true }),
+  usageOf: (payload) => usageFrom(asRecord(asRecord(payload)?.usage)),
+  streamUsage,
+  servedModel: () => undefined,
+  finishReasons: stopReasons,
+  isStreamEnd: (event) => event.event === 'messageStop',
+  isInjectedUsageEvent: () => false,
+  eventParser: () => new EventStreamDecoder(),
+}
+
+export const bedrock: ProviderAdapter = {
+  name: 'bedrock',
+  family: () => bedrockFamily,
+  requiresKey: () => true,
+  async upstream({ model, stream, credentials, body }) {
+    const { accessKeyId, apiKey: secretAccessKey, sessionToken, region } = credentials
+    if (!accessKeyId || !secretAccessKey || !region)
+      throw new ApiError('bad_request', 'this Bedrock connection lacks its access key id, secret access key or region')
+    const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream)}`
+    const headers = await signBedrockRequest({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json' },
+      body: body ?? '',
+      credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+      region,
+    })
+    return { url, headers }
+  },
+}

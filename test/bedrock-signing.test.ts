@@ -1,0 +1,142 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { createHash, createHmac } from 'node:crypto'
+import { bedrockModelPath, signBedrockRequest } from '../src/gateway/providers/bedrock/sign'
+import { type Verdict, verifySigV4 } from './support/bedrock'
+
+const NOW = Date.UTC(2026, 10, 26, 12, 0, 0)
+const now = () => NOW
+const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }
+const secrets: Record<string, string> = { [credentials.accessKeyId]: credentials.secretAccessKey }
+const secretOf = (accessKeyId: string) => secrets[accessKeyId]
+const MODEL = 'us.anthropic.claude-sonnet-4-20250514-v1:0'
+const BODY = JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] })
+
+/** A fake Bedrock: it answers with what the verifier made of the request it received. */
+const server = Bun.serve({
+  port: 0,
+  fetch: async (request) => Response.json(await verifySigV4(request, secretOf, { region: 'us-east-1', now })),
+})
+afterAll(() => server.stop(true))
+const base = `http://localhost:${server.port}`
+
+const signed = (overrides: Partial<Parameters<typeof signBedrockRequest>[0]> = {}) =>
+  signBedrockRequest({
+    url: `${base}${bedrockModelPath(MODEL, true)}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/vnd.amazon.eventstream' },
+    body: BODY,
+    credentials,
+    region: 'us-east-1',
+    now,
+    ...overrides,
+  })
+
+const send = async (headers: Headers, body: string = BODY, path = bedrockModelPath(MODEL, true)): Promise<Verdict> =>
+  (await (await fetch(`${base}${path}`, { method: 'POST', headers, body })).json()) as Verdict
+
+describe('the path of a Converse call', () => {
+  test('the model id is encoded once: ":" in a version, "/" in an ARN, and the characters encodeURIComponent leaves', () => {
+    expect(bedrockModelPath(MODEL, false)).toBe('/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse')
+    expect(bedrockModelPath('arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.meta.llama3', true)).toBe(
+      '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fus.meta.llama3/converse-stream',
+    )
+    expect(bedrockModelPath("odd!'()*", false)).toBe('/model/odd%21%27%28%29%2A/converse')
+  })
+})
+
+describe('signing a Bedrock request', () => {
+  test('the signature headers: host, date, body hash, and a credential scoped to the region and "bedrock"', async () => {
+    const headers = await signed()
+    expect(headers.get('host')).toBe(`localhost:${server.port}`)
+    expect(headers.get('x-amz-date')).toBe('20261126T120000Z')
+    expect(headers.get('x-amz-content-sha256')).toBe(createHash('sha256').update(BODY).digest('hex'))
+    expect(headers.get('x-amz-security-token')).toBeNull()
+    expect(headers.get('content-type')).toBe('application/json')
+    expect(headers.get('authorization')).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20261126\/us-east-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    )
+  })
+
+  test('the signature is the one AWS computes: the path encoded a second time in the canonical request', async () => {
+    // An independent SigV4 over the same request, written out step by step as AWS documents it.
+    const headers = await signed()
+    const hmac = (key: string | Buffer, text: string) => createHmac('sha256', key).update(text).digest()
+    const hex = (text: string) => createHash('sha256').update(text).digest('hex')
+    const signedNames = ['accept', 'content-type', 'host', 'x-amz-content-sha256', 'x-amz-date']
+    const canonical = [
+      'POST',
+      '/model/us.anthropic.claude-sonnet-4-20250514-v1%253A0/converse-stream',
+      '',
+      ...signedNames.map((name) => `${name}:${headers.get(name)}`),
+      '',
+      signedNames.join(';'),
+      hex(BODY),
+    ].join('\n')
+    const scope = '20261126/us-east-1/bedrock/aws4_request'
+    const toSign = ['AWS4-HMAC-SHA256', '20261126T120000Z', scope, hex(canonical)].join('\n')
+    let key = hmac(`AWS4${credentials.secretAccessKey}`, '20261126')
+    for (const part of ['us-east-1', 'bedrock', 'aws4_request']) key = hmac(key, part)
+    const signature = createHmac('sha256', key).update(toSign).digest('hex')
+    expect(headers.get('authorization')).toEndWith(`Signature=${signature}`)
+  })
+
+  test('temporary credentials send and sign their session token', async () => {
+    const headers = await signed({ credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' } })
+    expect(headers.get('x-amz-security-token')).toBe('FwoGZXIvYXdzEXAMPLE')
+    expect(headers.get('authorization')).toContain(';x-amz-security-token,')
+    expect(await send(headers)).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
+  })
+
+  test('a Uint8Array body signs as its bytes', async () => {
+    const bytes = new TextEncoder().encode(BODY)
+    const headers = await signed({ body: bytes })
+    expect(headers.get('x-amz-content-sha256')).toBe(createHash('sha256').update(BODY).digest('hex'))
+  })
+})
+
+describe('the fake server verifies what it received', () => {
+  test('a request signed and sent as it is passes', async () => {
+    expect(await send(await signed())).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
+  })
+
+  test('a changed body fails', async () => {
+    expect(await send(await signed(), BODY.replace('hi', 'ho'))).toEqual({ ok: false, reason: 'the signature does not match' })
+  })
+
+  test('a changed signed header fails', async () => {
+    const headers = await signed()
+    headers.set('accept', 'application/json')
+    expect(await send(headers)).toEqual({ ok: false, reason: 'the signature does not match' })
+  })
+
+  test('another path (the model id encoded twice) fails', async () => {
+    const twice = `/model/${encodeURIComponent(encodeURIComponent(MODEL))}/converse-stream`
+    expect(await send(await signed(), BODY, twice)).toEqual({ ok: false, reason: 'the signature does not match' })
+  })
+
+  test('the wrong secret fails; an unknown access key fails', async () => {
+    const wrong = await signed({ credentials: { ...credentials, secretAccessKey: 'not-the-secret' } })
+    expect(await send(wrong)).toEqual({ ok: false, reason: 'the signature does not match' })
+    const stranger = await signed({ credentials: { ...credentials, accessKeyId: 'AKIDSTRANGER' } })
+    expect(await send(stranger)).toEqual({ ok: false, reason: 'an unknown access key' })
+  })
+
+  test('another region fails', async () => {
+    expect(await send(await signed({ region: 'eu-west-1' }))).toEqual({ ok: false, reason: 'signed for the region eu-west-1' })
+  })
+
+  test('a stale date fails, and so does a date changed after signing', async () => {
+    const stale = await signed({ now: () => NOW - 10 * 60_000 })
+    expect(await send(stale)).toEqual({ ok: false, reason: 'the signature has expired' })
+    const moved = await signed()
+    moved.set('x-amz-date', '20261126T120100Z')
+    expect(await send(moved)).toEqual({ ok: false, reason: 'the signature does not match' })
+  })
+
+  test('an unsigned request fails', async () => {
+    expect(await send(new Headers({ 'content-type': 'application/json' }))).toEqual({
+      ok: false,
+      reason: 'no SigV4 authorization header',
+    })
+  })
+})
