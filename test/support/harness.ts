@@ -171,6 +171,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     retentionJob: options.retentionJob,
     gateway: {
       providers: {
+        ...options.providers,
         openai: options.providers?.openai ?? { baseUrl: UNREACHABLE },
         anthropic: options.providers?.anthropic ?? { baseUrl: UNREACHABLE },
       },
