@@ -58,8 +58,11 @@ const BODY_KINDS: Record<string, Kind> = {
   agentId: 'a2aAgent',
   limitId: 'windowLimit',
 }
-/** Fields named like ids that name nothing of an organisation's: an OIDC client's id at the identity provider, a Stripe customer. */
-const NOT_ID_FIELDS: ReadonlySet<string> = new Set(['clientId', 'customerId'])
+/**
+ * Fields named like ids that name nothing of an organisation's: an OIDC client's id at the identity
+ * provider, a Stripe customer, an AWS access key id.
+ */
+const NOT_ID_FIELDS: ReadonlySet<string> = new Set(['clientId', 'customerId', 'accessKeyId'])
 /** `role` holds a custom role's id (or a built-in role's name); the others say so in their name. */
 const isIdField = (name: string) => (/^id$|Ids?$/.test(name) || name === 'role') && !NOT_ID_FIELDS.has(name)
 /** Kinds that are values to filter by, not records: a read filtered by B's finds nothing, and may say so with a 200. */

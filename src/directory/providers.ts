@@ -1,3 +1,5 @@
+import type { ConnectionSettings } from '../store/json-columns'
+
 /**
  * Every provider gw calls, as data: the name callers use for it (`<provider>/<model>`, Gw-Provider, a
  * provider key's `provider`), the protocol it is called by, and the conventional environment variables
@@ -9,7 +11,7 @@
  * One place to send calls, as the gateway needs it: a base URL and what authenticates there. Which
  * fields a provider reads depends on its kind; the rest stay absent.
  */
-export interface ProviderCredentials {
+export interface ProviderCredentials extends ConnectionSettings {
   /**
    * The secret: an API key (a bearer token, Azure's `api-key`, Gemini's `x-goog-api-key`), Bedrock's
    * secret access key, or Vertex's service account (its JSON key file).
@@ -21,17 +23,13 @@ export interface ProviderCredentials {
    * the egress policy like any other address a user configures.
    */
   organizationBaseUrl?: boolean
-  /** Bedrock: the access key id the secret belongs to, a session token for temporary credentials, the region. */
-  accessKeyId?: string
+  /**
+   * The credentials are an organisation's own key: what they lead to besides the base URL (a service
+   * account's token endpoint) is the organisation's choice too, and passes the egress policy.
+   */
+  organizationKey?: boolean
+  /** Bedrock: a session token, for the operator's temporary credentials. */
   sessionToken?: string
-  region?: string
-  /** Azure: the dated API version with deployments in the path; absent, the v1 API (`/openai/v1`). */
-  apiVersion?: string
-  /** Vertex: the project and location calls run in. */
-  project?: string
-  location?: string
-  /** Model names callers use, to the provider's own (an Azure deployment, a Bedrock inference profile). */
-  models?: Readonly<Record<string, string>>
 }
 
 /** How a provider is called: its wire protocol, and how it is reached and authenticated. */

@@ -208,7 +208,7 @@ export class Gateway {
         credentials,
         callerHeaders: request.headers,
         body: call.body,
-        fetch: this.attempts.guardFor(credentials) ?? fetch,
+        fetch: this.attempts.sideFetch(credentials),
       })
       const contentType = request.headers.get('content-type')
       if (call.body && contentType) upstream.headers.set('content-type', contentType)

@@ -42,3 +42,20 @@ export interface ChainRetry {
  * (with gw's own address) to A2A clients, and the registry shows its name and skills.
  */
 export type AgentCardDocument = Record<string, unknown>
+
+/**
+ * What a provider key says besides its secret and its address: where and as whom its provider is
+ * called (which of these a provider reads depends on it), and the model names callers use for the
+ * provider's own (an Azure deployment, a Bedrock inference profile).
+ */
+export interface ConnectionSettings {
+  /** Bedrock: the AWS region, and the access key id the secret belongs to. */
+  region?: string
+  accessKeyId?: string
+  /** Azure: a dated API version (deployments in the path); the newest GA one when absent. */
+  apiVersion?: string
+  /** Vertex: the project (the service account's own when absent) and the location (`global` when absent). */
+  project?: string
+  location?: string
+  models?: Record<string, string>
+}

@@ -24,6 +24,7 @@ import pg20 from '../../drizzle/pg/0020_mcp_servers.sql' with { type: 'text' }
 import pg21 from '../../drizzle/pg/0021_a2a_agents.sql' with { type: 'text' }
 import pg22 from '../../drizzle/pg/0022_tool_rates.sql' with { type: 'text' }
 import pg23 from '../../drizzle/pg/0023_add_request_retention.sql' with { type: 'text' }
+import pg24 from '../../drizzle/pg/0024_add_provider_key_settings.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -48,6 +49,7 @@ import sqlite20 from '../../drizzle/sqlite/0020_mcp_servers.sql' with { type: 't
 import sqlite21 from '../../drizzle/sqlite/0021_a2a_agents.sql' with { type: 'text' }
 import sqlite22 from '../../drizzle/sqlite/0022_tool_rates.sql' with { type: 'text' }
 import sqlite23 from '../../drizzle/sqlite/0023_add_request_retention.sql' with { type: 'text' }
+import sqlite24 from '../../drizzle/sqlite/0024_add_provider_key_settings.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -75,6 +77,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0021_a2a_agents', sql: sqlite21 },
   { tag: '0022_tool_rates', sql: sqlite22 },
   { tag: '0023_add_request_retention', sql: sqlite23 },
+  { tag: '0024_add_provider_key_settings', sql: sqlite24 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -102,4 +105,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0021_a2a_agents', sql: pg21 },
   { tag: '0022_tool_rates', sql: pg22 },
   { tag: '0023_add_request_retention', sql: pg23 },
+  { tag: '0024_add_provider_key_settings', sql: pg24 },
 ]

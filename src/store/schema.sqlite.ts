@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { PROVIDER_NAMES } from '../directory/providers'
-import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers } from './json-columns'
+import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers, ConnectionSettings } from './json-columns'
 
 // Kept table for table, column for column, with schema.pg.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects. The two files differ only in
@@ -112,6 +112,8 @@ export const providerKeys = table(
     hint: text('hint').notNull(),
     /** Its share of the provider's calls among the organisation's keys; 0: used only when the others are cooling down. */
     weight: integer('weight').notNull().default(1),
+    /** Where and as whom the provider is called, beyond the secret and the address (region, deployment aliases, ...). */
+    settings: json('settings').$type<ConnectionSettings>(),
     ...timestamps(),
   },
   (t) => [index('provider_keys_org_provider_idx').on(t.orgId, t.provider)],

@@ -1,5 +1,6 @@
 import type { ProviderCredentials, ProviderName } from '../../directory/providers'
 import type { Usage } from '../../money/usage'
+import type { ConnectionSettings } from '../../store/json-columns'
 import type { SseEvent } from '../../util/sse'
 
 /** The wire formats callers speak: a caller's path picks its format, and its answers and errors come back in it. */
@@ -120,6 +121,8 @@ export interface OrgProviderKey {
   baseUrl: string | null
   /** Its share of the provider's calls among the organisation's keys; 0: a standby key. */
   weight: number
+  /** Where and as whom the provider is called (a region, a project, model aliases). */
+  settings: ConnectionSettings | null
 }
 
 /** Where the gateway finds an organisation's own keys; the provider-keys module implements it. */

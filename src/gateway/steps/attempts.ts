@@ -5,6 +5,7 @@ import type { Logger } from '../../log'
 import type { BudgetEnforcer } from '../../spend/enforcer'
 import type { ChainStep } from '../../store/json-columns'
 import type { CallFacts, Dispatch } from '../call'
+import type { UpstreamCall } from '../providers/provider'
 import type { KeyHealth } from '../routing/key-health'
 import { pickKey } from '../routing/pick-key'
 import { coolDownMs, fallsThrough, keyFailing, pause, retryable, retryDelayMs, skippedStep } from '../routing/policy'
@@ -100,7 +101,7 @@ export class Attempts {
           credentials: key.credentials,
           callerHeaders: call.request.headers,
           body: outgoing.payload,
-          fetch: this.guardFor(key.credentials) ?? fetch,
+          fetch: this.sideFetch(key.credentials),
         })
         if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
         const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })
@@ -158,6 +159,11 @@ export class Attempts {
   /** The egress policy's fetch for an organisation's own base URL; none for the operator's, which is trusted. */
   guardFor(credentials: ProviderCredentials): UpstreamRequest['guardedFetch'] {
     return credentials.organizationBaseUrl ? this.deps.egress.guardedFetch : undefined
+  }
+
+  /** How a provider's side requests go (a service account's token): held to the egress policy for an organisation's key. */
+  sideFetch(credentials: ProviderCredentials): UpstreamCall['fetch'] {
+    return credentials.organizationKey ? this.deps.egress.guardedFetch : fetch
   }
 
   /**

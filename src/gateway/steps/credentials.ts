@@ -81,10 +81,15 @@ export async function ownCredentials(
  * An organisation's key, at its own base URL (held to the egress policy), else at the operator's
  * address for the provider, else at the provider's public one.
  */
-const credentialsOf = (key: OrgProviderKey, operator: ProviderCredentials | undefined): ProviderCredentials =>
-  key.baseUrl === null
-    ? { apiKey: key.apiKey, baseUrl: operator?.baseUrl ?? defaultBaseUrl(key.provider, {}) }
-    : { apiKey: key.apiKey, baseUrl: key.baseUrl, organizationBaseUrl: true }
+function credentialsOf(key: OrgProviderKey, operator: ProviderCredentials | undefined): ProviderCredentials {
+  const settings = key.settings ?? {}
+  if (key.baseUrl !== null)
+    return { ...settings, apiKey: key.apiKey, baseUrl: key.baseUrl, organizationBaseUrl: true, organizationKey: true }
+  // The operator's address for a regional provider is for its own region: the key's own region decides.
+  const regional = settings.region !== undefined || settings.location !== undefined
+  const baseUrl = (!regional && operator?.baseUrl) || defaultBaseUrl(key.provider, settings)
+  return { ...settings, apiKey: key.apiKey, baseUrl, organizationKey: true }
+}
 
 /**
  * A key limited to some models may not reach files and batches: a batch runs whatever models its

@@ -9,6 +9,7 @@ import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
 import type { CreateProviderKeyInput, UpdateProviderKeyInput } from './model'
+import { checkKey, settingsIn } from './settings'
 
 const sealContext = sealContexts.providerKey
 
@@ -20,6 +21,7 @@ const view = (key: ProviderKeyRecord) => ({
   baseUrl: key.baseUrl,
   weight: key.weight,
   secret: key.hint,
+  ...key.settings,
   createdAt: key.createdAt.toISOString(),
   updatedAt: key.updatedAt.toISOString(),
 })
@@ -58,6 +60,8 @@ export class ProviderKeysService implements OrgKeySource {
 
   async create(principal: Principal, input: CreateProviderKeyInput) {
     if (input.baseUrl !== undefined) this.egress.requireSavable(input.baseUrl, 'baseUrl')
+    const settings = settingsIn(input)
+    const { hint } = checkKey({ provider: input.provider, baseUrl: input.baseUrl ?? null, secret: input.secret, settings })
     const now = new Date(this.now())
     const id = randomUUID()
     const key: ProviderKeyRecord = {
@@ -67,8 +71,9 @@ export class ProviderKeysService implements OrgKeySource {
       name: input.name,
       baseUrl: input.baseUrl ?? null,
       sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
-      hint: maskSecret(input.secret),
+      hint: hint ?? maskSecret(input.secret),
       weight: input.weight ?? 1,
+      settings: Object.keys(settings).length > 0 ? settings : null,
       createdAt: now,
       updatedAt: now,
     }
@@ -78,22 +83,32 @@ export class ProviderKeysService implements OrgKeySource {
   }
 
   async update(principal: Principal, id: string, input: UpdateProviderKeyInput) {
-    if (input.name === undefined && input.secret === undefined && input.baseUrl === undefined && input.weight === undefined)
-      throw nothingToChange('name, secret, baseUrl, weight')
+    const changed = settingsIn(input)
+    if (Object.values(input).every((value) => value === undefined))
+      throw nothingToChange(
+        'name, secret, baseUrl, weight, or a setting of the key (region, accessKeyId, apiVersion, project, location, models)',
+      )
     if (typeof input.baseUrl === 'string') this.egress.requireSavable(input.baseUrl, 'baseUrl')
+    const keys = this.store.org(principal.orgId).providerKeys
+    const existing = await keys.get(id)
+    if (!existing) throw notFound('provider key')
+    const settings = { ...existing.settings, ...changed }
+    const baseUrl = input.baseUrl === undefined ? existing.baseUrl : input.baseUrl
+    const { hint } = checkKey({ provider: existing.provider, baseUrl, secret: input.secret, settings })
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
       ...(input.weight !== undefined ? { weight: input.weight } : {}),
+      ...(Object.keys(changed).length > 0 ? { settings } : {}),
       ...(input.secret !== undefined
         ? {
             sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
-            hint: maskSecret(input.secret),
+            hint: hint ?? maskSecret(input.secret),
           }
         : {}),
       updatedAt: new Date(this.now()),
     }
-    const updated = await this.store.org(principal.orgId).providerKeys.update(id, change)
+    const updated = await keys.update(id, change)
     if (!updated) throw notFound('provider key')
     this.forget(principal.orgId, updated.provider, id)
     return view(updated)
@@ -156,6 +171,7 @@ export class ProviderKeysService implements OrgKeySource {
       apiKey: this.vault.open(key.sealedSecret, sealContext(key)),
       baseUrl: key.baseUrl,
       weight: key.weight,
+      settings: key.settings,
     }
   }
 }

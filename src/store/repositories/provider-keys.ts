@@ -1,6 +1,7 @@
 import { desc, eq } from 'drizzle-orm'
 import type { ProviderName } from '../../directory/providers'
 import type { Database } from '../database'
+import type { ConnectionSettings } from '../json-columns'
 import { orgRows } from '../scope'
 
 export interface ProviderKeyRecord {
@@ -13,6 +14,7 @@ export interface ProviderKeyRecord {
   hint: string
   /** The key's share of its provider's calls among the organisation's keys; 0: a standby key. */
   weight: number
+  settings: ConnectionSettings | null
   createdAt: Date
   updatedAt: Date
 }
