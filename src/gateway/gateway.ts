@@ -25,7 +25,7 @@ import { type CallFacts, CallState, type Dispatch, type GatewayCall, openCall, t
 import { DISPATCH_ROUTES, type DispatchRoute, type ProviderApi } from './dispatch-routes'
 import type { MetaStore } from './meta/store'
 import type { OrgKeySource } from './providers/provider'
-import { PROVIDERS } from './providers/registry'
+import { ModelResolver, PROVIDERS } from './providers/registry'
 import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
 import type { ChainSource } from './routing/chains'
@@ -131,7 +131,7 @@ export class Gateway {
     })
     this.attempts = new Attempts({
       ...deps,
-      prepare: { ...deps, providers: deps.config.providers },
+      prepare: { ...deps, providers: deps.config.providers, models: new ModelResolver(deps.config.providers, deps.orgKeys) },
       credits,
       answers: this.answers,
       upstreamTimeoutMs: deps.config.upstreamTimeoutMs,

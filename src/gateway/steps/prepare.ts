@@ -5,7 +5,7 @@ import type { PriceSource } from '../../money/price-book'
 import type { ChainStep } from '../../store/json-columns'
 import type { CallFacts, Dispatch } from '../call'
 import type { OrgKeySource, ProviderAdapter, WireFamily } from '../providers/provider'
-import { resolveModel } from '../providers/registry'
+import type { ModelResolver } from '../providers/registry'
 import { type Translation, translationBetween } from '../translate/pairs'
 import { estimateCost } from './admission'
 import { type KeyCandidate, keyCandidates } from './credentials'
@@ -32,6 +32,8 @@ export interface Prepared {
 export interface PrepareDeps {
   providers: OperatorProviders
   orgKeys: OrgKeySource
+  /** Which provider serves a model named without one: the first configured for the organisation. */
+  models: Pick<ModelResolver, 'resolve'>
   prices: PriceSource
   access: Pick<AccessPolicies, 'require'>
 }
@@ -58,7 +60,7 @@ export async function prepareModel(
   step?: ChainStep,
 ): Promise<Prepared> {
   const { route, read } = dispatch
-  const { provider, model } = resolveModel(requested)
+  const { provider, model } = await deps.models.resolve(known.principal.orgId, requested)
   let facts: CallFacts = { ...known, provider: provider.name, model }
   requireGatewayScope(facts.principal, { provider: provider.name, model })
   // Before anything is held or sent: a denied step is skipped like one the key may not reach.
