@@ -7,6 +7,9 @@ import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
 import { Vault } from './auth/vault'
+import { CallSettings } from './directory/call-settings'
+import { Chains, DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './directory/chains'
+import { OrgConnections } from './directory/connections'
 import { Deliverer, type DelivererOptions, type DeliveryObserver } from './egress/deliverer'
 import { EgressPolicy } from './egress/policy'
 import type { ServiceUrls } from './egress/services'
@@ -19,7 +22,6 @@ import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
 import { resolveModel } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
-import { DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './gateway/routing/chains'
 import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
 import { AccessPolicies } from './governance/policies'
 import { authz } from './http/authz'
@@ -161,7 +163,13 @@ export function createServices(deps: AppDeps) {
   const vault = new Vault(deps.serverSecret)
   const keyHealth = deps.keyHealth ?? new MemoryKeyHealth(deps.now)
   const retention = new RecordRetention(deps.store, deps.requestRetentionDays)
-  const settings = new OrganizationSettingsService(deps.store, retention, deps.now)
+  // What calls read per call, below the gateway; the modules that change it write through it.
+  const directory = {
+    connections: new OrgConnections(deps.store, vault, deps.now),
+    chains: new Chains(deps.store, deps.now),
+    callSettings: new CallSettings(deps.store, deps.now),
+  }
+  const settings = new OrganizationSettingsService(deps.store, retention, directory.callSettings, deps.now)
   const prices = new PriceBook(deps.store, deps.now)
   const spendPolicies = new SpendPolicies(deps.store, deps.now)
   const budgets = new BudgetEnforcer({
@@ -173,7 +181,7 @@ export function createServices(deps: AppDeps) {
     now: deps.now,
   })
   const egress = deps.egress ?? new EgressPolicy({ enabled: true })
-  const providerKeys = new ProviderKeysService(deps.store, vault, egress, deps.now)
+  const providerKeys = new ProviderKeysService(deps.store, vault, egress, directory.connections, deps.now)
   const serviceUrls = deps.integrations ?? { slackApiUrl: 'https://slack.com/api', stripeApiUrl: 'https://api.stripe.com' }
   const deliverer = new Deliverer({
     ...deps.delivery,
@@ -190,6 +198,7 @@ export function createServices(deps: AppDeps) {
   const fallbackChains = new FallbackChainsService(
     deps.store,
     { resolveModel, defaultStatuses: DEFAULT_FALLBACK_STATUSES, neverStatuses: NEVER_FALLBACK_STATUSES },
+    directory.chains,
     deps.now,
   )
   const accessPolicies = new AccessPolicies(deps.store, deps.invalidations, deps.now)
@@ -200,11 +209,11 @@ export function createServices(deps: AppDeps) {
     limiter,
     budgets,
     prices,
-    orgKeys: providerKeys,
-    orgSettings: settings,
+    orgKeys: directory.connections,
+    orgSettings: directory.callSettings,
     meta: deps.meta,
     requestLog: deps.requestLog,
-    chains: fallbackChains,
+    chains: directory.chains,
     access: accessPolicies,
     keyHealth,
     cache: responseCache,
@@ -239,6 +248,8 @@ export function createServices(deps: AppDeps) {
     budgets: new BudgetsService(deps.store, spendPolicies, budgets, retention, deps.now),
     /** The organisations' fallback chains, and the gateway's reader of them (`ChainSource.chainFor`). */
     fallbackChains,
+    /** What calls read per call (connections, chains, call settings), each held briefly and forgotten on change. */
+    directory,
     /** The organisations' compiled access rules: the gateway, MCP and A2A ask them; the governance module changes them. */
     accessPolicies,
     governance: new GovernanceService(deps.store, accessPolicies, deps.now),

@@ -69,7 +69,11 @@ const LOWER = new Set([
   'governance',
   'mcp',
   'a2a',
+  'directory',
 ])
+
+/** What of the gateway a module may name (as types): its paths, and the answers of its own routes besides dispatch. */
+const GATEWAY_ENTRY_POINTS: ReadonlySet<string> = new Set(['gateway/dispatch-routes', 'gateway/info'])
 
 /** Files outside the console that it may bundle: no server dependency, nothing but the language. */
 const BROWSER_SAFE = new Set(['util/csv'])
@@ -109,6 +113,10 @@ const RULES: Rule[] = [
   {
     name: 'a module takes only types from the gateway: what they share lives a layer down, or is wired by the composition',
     broken: (i) => area(i.from) === 'modules' && area(i.target) === 'gateway' && !i.typeOnly,
+  },
+  {
+    name: "a module sees only the gateway's entry points: what a call reads per call (connections, chains, settings) is the directory's, below both, so a call never climbs back up into a module",
+    broken: (i) => area(i.from) === 'modules' && area(i.target) === 'gateway' && !GATEWAY_ENTRY_POINTS.has(i.target),
   },
   {
     name: "the console runs in the browser: it imports only its own files, plain helpers of util/ and the types of the modules' models, never server code",
@@ -154,6 +162,9 @@ describe('the architecture', () => {
     expect(probe('modules/teams/routes.ts', 'modules/roles/service')).not.toEqual([])
     expect(probe('modules/teams/routes.ts', 'modules/router')).not.toEqual([])
     expect(probe('modules/teams/routes.ts', 'gateway/gateway')).not.toEqual([])
+    expect(probe('modules/provider-keys/service.ts', 'gateway/providers/provider', true)).not.toEqual([])
+    expect(probe('directory/connections.ts', 'gateway/providers/provider', true)).not.toEqual([])
+    expect(probe('directory/chains.ts', 'modules/fallback-chains/service', true)).not.toEqual([])
     expect(probe('app.ts', 'main')).not.toEqual([])
     expect(probe('log.ts', 'config')).not.toEqual([])
     expect(probe('runtime.ts', 'modules/health/service', true)).not.toEqual([])
@@ -164,7 +175,8 @@ describe('the architecture', () => {
     expect(probe('console/agents.tsx', 'query/model', true)).not.toEqual([])
     // And lets through what the layering allows.
     expect(probe('modules/teams/routes.ts', 'modules/teams/service')).toEqual([])
-    expect(probe('modules/teams/service.ts', 'gateway/gateway', true)).toEqual([])
+    expect(probe('modules/traffic/gateway-test.ts', 'gateway/dispatch-routes', true)).toEqual([])
+    expect(probe('modules/provider-keys/service.ts', 'directory/connections', true)).toEqual([])
     expect(probe('gateway/gateway.ts', 'money/cost')).toEqual([])
     expect(probe('app.ts', 'modules/teams/routes')).toEqual([])
     expect(probe('console/agents.tsx', 'modules/a2a-agents/model', true)).toEqual([])

@@ -129,7 +129,7 @@ describe('the database away in the middle of a gateway call', () => {
     try {
       const org = await h.org()
       // Authenticated from the cache, then the organisation's provider keys cannot be read.
-      h.services.providerKeys.keysFor = async () => {
+      h.services.directory.connections.keysFor = async () => {
         throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
       }
       for (const path of ['/v1/chat/completions', '/v1/messages']) {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { DEFAULT_FALLBACK_STATUSES } from '../src/gateway/routing/chains'
-import { FallbackChainsService } from '../src/modules/fallback-chains/service'
+import { Chains, DEFAULT_FALLBACK_STATUSES } from '../src/directory/chains'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 
 /**
@@ -377,10 +376,10 @@ describe.each(DIALECTS)('fallback chains on %s', (dialect) => {
     expect((await audit.list(1_000)).length).toBe(before)
   })
 
-  describe("the gateway's reader (chainFor)", () => {
+  describe("the gateway's reader (the directory's chainFor)", () => {
     test('sees a create, a replace and a delete at once on the instance that made them', async () => {
       const org = await h.org()
-      const chains = h.services.fallbackChains
+      const chains = h.services.directory.chains
       expect(await chains.chainFor(org.orgId, 'smart')).toBeUndefined()
       const created = await data<ChainView>(await create(org, chainBody('smart')), 201)
       expect(await chains.chainFor(org.orgId, 'smart')).toEqual({
@@ -402,15 +401,15 @@ describe.each(DIALECTS)('fallback chains on %s', (dialect) => {
       const org = await h.org()
       const other = await h.org()
       await data(await create(org, chainBody('smart')), 201)
-      expect(await h.services.fallbackChains.chainFor(other.orgId, 'smart')).toBeUndefined()
-      expect(await h.services.fallbackChains.chainFor(org.orgId, 'smart')).toBeDefined()
+      expect(await h.services.directory.chains.chainFor(other.orgId, 'smart')).toBeUndefined()
+      expect(await h.services.directory.chains.chainFor(org.orgId, 'smart')).toBeDefined()
     })
 
     test('another instance reads its cache until the second lapses, then sees the change', async () => {
       const second = await createHarness({ database: h, now: () => clock })
       try {
         const org = await h.org()
-        const theirs = second.services.fallbackChains
+        const theirs = second.services.directory.chains
         expect(await theirs.chainFor(org.orgId, 'smart')).toBeUndefined()
         const created = await data<ChainView>(await create(org, chainBody('smart')), 201)
         // Read once per second per organisation, not per call: the change is not seen yet.
@@ -450,11 +449,7 @@ describe.each(DIALECTS)('fallback chains on %s', (dialect) => {
           },
         })
       }
-      const service = new FallbackChainsService(
-        counting,
-        { resolveModel: () => ({ provider: { name: 'openai' } }), defaultStatuses: [], neverStatuses: [] },
-        () => clock,
-      )
+      const service = new Chains(counting, () => clock)
       const found = await Promise.all(Array.from({ length: 20 }, () => service.chainFor(org.orgId, 'smart')))
       expect(found.every((chain) => chain?.matchModel === 'smart')).toBe(true)
       expect(await service.chainFor(org.orgId, 'other')).toBeUndefined()

@@ -201,14 +201,14 @@ for (const dialect of DIALECTS) {
       })
 
       const [first, second] = ids as [string, string]
-      const keys = await h.services.providerKeys.keysFor(own.orgId, 'anthropic')
+      const keys = await h.services.directory.connections.keysFor(own.orgId, 'anthropic')
       expect(keys.map((k) => k.id)).toEqual([second, first])
       for (const key of keys) {
         const name = key.id === first ? 'first' : 'second'
         expect(key).toMatchObject({ provider: 'anthropic', apiKey: `${SECRET}-${name}`, weight: name === 'first' ? 2 : 0 })
       }
-      expect(await h.services.providerKeys.keysFor(other.orgId, 'openai')).toEqual([])
-      expect((await h.services.providerKeys.keysFor(other.orgId, 'anthropic')).map((k) => k.apiKey)).toEqual([SECRET])
+      expect(await h.services.directory.connections.keysFor(other.orgId, 'openai')).toEqual([])
+      expect((await h.services.directory.connections.keysFor(other.orgId, 'anthropic')).map((k) => k.apiKey)).toEqual([SECRET])
 
       // Cached for a second, but a change through the service is seen by the next read.
       const changed = await h.request('PATCH', `/v1/vault/update/${second}`, {
@@ -216,13 +216,15 @@ for (const dialect of DIALECTS) {
         body: { weight: 5 },
       })
       expect(changed.status).toBe(200)
-      expect((await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).find((k) => k.id === second)?.weight).toBe(5)
+      expect((await h.services.directory.connections.keysFor(own.orgId, 'anthropic')).find((k) => k.id === second)?.weight).toBe(
+        5,
+      )
       await h.request('DELETE', `/v1/api-keys/provider-key/${first}`, { token: own.ownerSession })
-      expect((await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).map((k) => k.id)).toEqual([second])
+      expect((await h.services.directory.connections.keysFor(own.orgId, 'anthropic')).map((k) => k.id)).toEqual([second])
       // What a caller does to its list is its own.
-      const mine = await h.services.providerKeys.keysFor(own.orgId, 'anthropic')
+      const mine = await h.services.directory.connections.keysFor(own.orgId, 'anthropic')
       mine.length = 0
-      expect(await h.services.providerKeys.keysFor(own.orgId, 'anthropic')).toHaveLength(1)
+      expect(await h.services.directory.connections.keysFor(own.orgId, 'anthropic')).toHaveLength(1)
     })
 
     test('the log of the whole exchange, with a call on the own key, holds no secret', async () => {

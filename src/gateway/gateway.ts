@@ -9,6 +9,9 @@
  * recorded, and its metadata kept.
  */
 import type { Principal } from '../auth/principal'
+import type { CallSettingsSource } from '../directory/call-settings'
+import type { ChainSource } from '../directory/chains'
+import type { OrgKeySource } from '../directory/connections'
 import type { OperatorProviders } from '../directory/providers'
 import type { EgressPolicy } from '../egress/policy'
 import type { AccessPolicies } from '../governance/policies'
@@ -24,11 +27,8 @@ import { CallCache } from './cache/use'
 import { type CallFacts, CallState, type Dispatch, type GatewayCall, openCall, type Settlement } from './call'
 import { DISPATCH_ROUTES, type DispatchRoute, type ProviderApi } from './dispatch-routes'
 import type { MetaStore } from './meta/store'
-import type { OrgKeySource } from './providers/provider'
 import { ModelResolver, PROVIDERS } from './providers/registry'
-import type { BodyPolicySource } from './request-log/body-capture'
 import type { RequestLog } from './request-log/request-log'
-import type { ChainSource } from './routing/chains'
 import type { KeyHealth } from './routing/key-health'
 import { planFor } from './routing/policy'
 import { CreditBalances, checkLimits, rateLimited } from './steps/admission'
@@ -51,12 +51,6 @@ export interface GatewayConfig {
   publicUrl?: string
 }
 
-/** What the gateway reads of an organisation's settings on a call (the settings service caches them). */
-export interface OrgCallSettings extends BodyPolicySource {
-  /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
-  streamMetaFrame(orgId: string): Promise<boolean>
-}
-
 export interface GatewayDeps {
   config: GatewayConfig
   store: Store
@@ -64,7 +58,8 @@ export interface GatewayDeps {
   budgets: BudgetEnforcer
   prices: PriceSource
   orgKeys: OrgKeySource
-  orgSettings: OrgCallSettings
+  /** What the organisation's settings say of its calls (bodies kept, the closing frame of streams). */
+  orgSettings: CallSettingsSource
   meta: MetaStore
   requestLog: RequestLog
   /** An organisation's fallback chains. */

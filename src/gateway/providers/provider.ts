@@ -1,6 +1,5 @@
 import type { ProviderCredentials, ProviderName } from '../../directory/providers'
 import type { Usage } from '../../money/usage'
-import type { ConnectionSettings } from '../../store/json-columns'
 import type { SseEvent } from '../../util/sse'
 
 /** The wire formats callers speak: a caller's path picks its format, and its answers and errors come back in it. */
@@ -110,25 +109,4 @@ export const parseJson = (text: string): unknown => {
   } catch {
     return undefined
   }
-}
-
-/** An organisation's own key for a provider (BYOK), as the gateway needs it. */
-export interface OrgProviderKey {
-  id: string
-  provider: ProviderName
-  apiKey: string
-  /** Absent: the operator's base URL for that provider. */
-  baseUrl: string | null
-  /** Its share of the provider's calls among the organisation's keys; 0: a standby key. */
-  weight: number
-  /** Where and as whom the provider is called (a region, a project, model aliases). */
-  settings: ConnectionSettings | null
-}
-
-/** Where the gateway finds an organisation's own keys; the provider-keys module implements it. */
-export interface OrgKeySource {
-  newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null>
-  /** Every key of the organisation for a provider, newest first (none: an empty list). */
-  keysFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey[]>
-  byId(orgId: string, id: string): Promise<OrgProviderKey | null>
 }

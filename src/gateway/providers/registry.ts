@@ -1,11 +1,12 @@
 import { providersOf, SERVES_BY_ALIAS_ONLY } from '../../directory/catalogue'
+import type { OrgKeySource } from '../../directory/connections'
 import { isProviderName, type OperatorProviders, type ProviderName } from '../../directory/providers'
 import { ApiError } from '../../errors'
 import { anthropic } from './anthropic'
 import { bedrock } from './bedrock'
 import { gemini } from './gemini'
 import { azure, openaiCompatible, vendors } from './openai-compatible'
-import type { OrgKeySource, ProviderAdapter } from './provider'
+import type { ProviderAdapter } from './provider'
 import { vertex } from './vertex'
 
 /** Every provider gw can dispatch to. Static: `bun build --compile` cannot bundle computed imports. */

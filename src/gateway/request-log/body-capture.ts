@@ -58,13 +58,3 @@ export class BodyCapture {
     return capture
   }
 }
-
-/** What an organisation wants done with stored bodies (its settings decide; the gateway applies it). */
-export interface BodyPolicy {
-  store: boolean
-  redact: boolean
-}
-
-export interface BodyPolicySource {
-  bodyPolicy(orgId: string): Promise<BodyPolicy>
-}

@@ -1,7 +1,8 @@
+import type { BodyPolicy } from '../../directory/call-settings'
 import type { Logger } from '../../log'
 import { errorMessage } from '../../store/faults'
 import type { RequestRecord } from '../../store/repositories/requests'
-import type { BodyCapture, BodyPolicy } from './body-capture'
+import type { BodyCapture } from './body-capture'
 
 /** A request's record and, when captured, its bodies with what its organisation wants done with them. */
 export interface LogEntry {

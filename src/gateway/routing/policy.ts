@@ -1,8 +1,8 @@
+import { DEFAULT_FALLBACK_STATUSES, type FallbackChain } from '../../directory/chains'
 import { badRequest } from '../../errors'
 import type { CallAttempt, ChainRetry, ChainStep, ChainTriggers } from '../../store/json-columns'
 import { resolveModel } from '../providers/registry'
 import { clientClosed } from '../steps/upstream'
-import { DEFAULT_FALLBACK_STATUSES, type FallbackChain } from './chains'
 
 /**
  * Why a provider call did not serve: the provider's answer, no answer in time, no connection, or a

@@ -1,8 +1,9 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
+import type { OrgKeySource, OrgProviderKey } from '../../directory/connections'
 import { defaultBaseUrl, type OperatorProviders, type ProviderCredentials } from '../../directory/providers'
 import { badRequest, forbidden } from '../../errors'
-import type { OrgKeySource, OrgProviderKey, ProviderAdapter } from '../providers/provider'
+import type { ProviderAdapter } from '../providers/provider'
 import { operatorKeyId } from '../routing/key-health'
 
 /** A key a call may run on: one of the organisation's (weighted), or the operator's, billed to the organisation's credits. */

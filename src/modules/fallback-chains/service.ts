@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
+import type { Chains } from '../../directory/chains'
 import { ApiError, badRequest, conflict, notFound } from '../../errors'
-import type { ChainSource, FallbackChain } from '../../gateway/routing/chains'
 import type { ChainStep } from '../../store/json-columns'
 import { ALIAS_TAKEN, type FallbackChainRow } from '../../store/repositories/fallback-chains'
 import type { Clock, Store } from '../../store/store'
-import { TtlCache } from '../../util/ttl-cache'
 import type { ChainInput } from './model'
 
 /**
@@ -21,50 +20,22 @@ export interface ChainRouting {
   neverStatuses: readonly number[]
 }
 
-/**
- * The gateway reads chains this fresh: a change is in force at once on the instance that made it, and
- * on the others within a second, with one database read per organisation per second, not per call.
- */
-const CHAIN_CACHE_MS = 1_000
 /** How many of a chain's latest calls its page shows. */
 const RECENT_CALLS = 50
-/** Organisations whose chains are held at once; the oldest go first. */
-const CACHED_ORGS = 100_000
-
-type OrgChains = ReadonlyMap<string, FallbackChain>
-
-const toChain = (row: FallbackChainRow): FallbackChain => ({
-  id: row.id,
-  name: row.name,
-  matchModel: row.matchModel,
-  steps: row.steps,
-  triggers: row.triggers,
-  retry: row.retry,
-})
 
 /**
- * An organisation's fallback chains (spec 4.6 `gateway_config.write`; the list is gw's own, `org.read`),
- * and the gateway's reader of them (`ChainSource`). A chain is an alias: a call naming `match.model` is
- * served by the steps in turn, each a model (never another chain, so chains do not nest or loop).
+ * An organisation's fallback chains (spec 4.6 `gateway_config.write`; the list is gw's own, `org.read`).
+ * A chain is an alias: a call naming `match.model` is served by the steps in turn, each a model (never
+ * another chain, so chains do not nest or loop). Calls read them through the directory, which each
+ * change here tells to forget what it holds.
  */
-export class FallbackChainsService implements ChainSource {
-  private readonly cache: TtlCache<string, Promise<OrgChains>>
-
+export class FallbackChainsService {
   constructor(
     private readonly store: Store,
     private readonly routing: ChainRouting,
+    private readonly chains: Pick<Chains, 'forget'>,
     private readonly now: Clock = Date.now,
-  ) {
-    this.cache = new TtlCache(CACHED_ORGS, CHAIN_CACHE_MS, now)
-  }
-
-  /**
-   * The chain whose alias is `model`. Concurrent calls of one organisation share one read; a read that
-   * fails is not kept, so the next call tries again.
-   */
-  async chainFor(orgId: string, model: string): Promise<FallbackChain | undefined> {
-    return (await this.cache.load(orgId, () => this.read(orgId))).get(model)
-  }
+  ) {}
 
   async list(principal: Principal) {
     return (await this.store.org(principal.orgId).fallbackChains.list()).map((row) => this.view(row))
@@ -120,13 +91,8 @@ export class FallbackChainsService implements ChainSource {
     })
   }
 
-  private async read(orgId: string): Promise<OrgChains> {
-    const rows = await this.store.org(orgId).fallbackChains.list()
-    return new Map(rows.map((row) => [row.matchModel, toChain(row)]))
-  }
-
   private forget(orgId: string): void {
-    this.cache.delete(orgId)
+    this.chains.forget(orgId)
   }
 
   /** What the schema cannot say: a model gw routes, the organisation's own key of the step's provider, no status that never moves on. */

@@ -1,15 +1,10 @@
 import type { Principal } from '../../auth/principal'
+import type { CallSettings } from '../../directory/call-settings'
 import { badRequest } from '../../errors'
-import type { OrgCallSettings } from '../../gateway/gateway'
-import type { BodyPolicy } from '../../gateway/request-log/body-capture'
 import { MAX_RETENTION_DAYS, type RecordRetention } from '../../spend/retention'
 import type { OrganizationSettings } from '../../store/repositories/organization-settings'
 import type { Store } from '../../store/store'
-import { TtlCache } from '../../util/ttl-cache'
 import type { BodyRetentionInput, RequestRetentionInput, UpdateOnboardingInput } from './model'
-
-/** The gateway reads an organisation's call settings this fresh: a change holds within a second. */
-const POLICY_CACHE_MS = 1_000
 
 const view = (s: OrganizationSettings) => ({
   onboarding: s.onboarding,
@@ -21,23 +16,15 @@ const view = (s: OrganizationSettings) => ({
   streamMetaFrame: s.streamMetaFrame,
 })
 
-/** What the gateway reads of the settings on every call, cached together. */
-interface CallSettings {
-  bodies: BodyPolicy
-  streamMetaFrame: boolean
-}
-
 /** Organisation details, onboarding, terms, the retention of request records, and the policy for stored bodies (retention, PII redaction). */
-export class OrganizationSettingsService implements OrgCallSettings {
-  private readonly policies: TtlCache<string, CallSettings>
-
+export class OrganizationSettingsService {
   constructor(
     private readonly store: Store,
     private readonly retention: RecordRetention,
+    /** What calls read of the settings, told to forget it when they change. */
+    private readonly callSettings: Pick<CallSettings, 'forget'>,
     private readonly now: () => number = Date.now,
-  ) {
-    this.policies = new TtlCache(100_000, POLICY_CACHE_MS, now)
-  }
+  ) {}
 
   async get(principal: Principal) {
     const mine = this.store.org(principal.orgId)
@@ -96,7 +83,7 @@ export class OrganizationSettingsService implements OrgCallSettings {
     await this.store.org(principal.orgId).settings.update({
       bodyRetentionDays: input.mode === 'none' ? null : (input.days as number),
     })
-    this.policies.delete(principal.orgId)
+    this.callSettings.forget(principal.orgId)
     return this.get(principal)
   }
 
@@ -116,35 +103,13 @@ export class OrganizationSettingsService implements OrgCallSettings {
 
   async setPiiRedaction(principal: Principal, redact: boolean) {
     await this.store.org(principal.orgId).settings.update({ piiRedaction: redact })
-    this.policies.delete(principal.orgId)
+    this.callSettings.forget(principal.orgId)
     return this.get(principal)
   }
 
   async setStreamMetaFrame(principal: Principal, frame: boolean) {
     await this.store.org(principal.orgId).settings.update({ streamMetaFrame: frame })
-    this.policies.delete(principal.orgId)
+    this.callSettings.forget(principal.orgId)
     return this.get(principal)
-  }
-
-  /** What the gateway does with a finished call's bodies. */
-  async bodyPolicy(orgId: string): Promise<BodyPolicy> {
-    return (await this.callSettings(orgId)).bodies
-  }
-
-  /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
-  async streamMetaFrame(orgId: string): Promise<boolean> {
-    return (await this.callSettings(orgId)).streamMetaFrame
-  }
-
-  private async callSettings(orgId: string): Promise<CallSettings> {
-    const cached = this.policies.get(orgId)
-    if (cached) return cached
-    const settings = await this.store.org(orgId).settings.get()
-    const fresh = {
-      bodies: { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction },
-      streamMetaFrame: settings.streamMetaFrame,
-    }
-    this.policies.set(orgId, fresh)
-    return fresh
   }
 }

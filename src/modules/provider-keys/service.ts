@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
+import type { OrgConnections } from '../../directory/connections'
 import type { ProviderName } from '../../directory/providers'
 import type { EgressPolicy } from '../../egress/policy'
 import { notFound, nothingToChange } from '../../errors'
-import type { OrgKeySource, OrgProviderKey } from '../../gateway/providers/provider'
 import type { ProviderKeyRecord } from '../../store/repositories/provider-keys'
 import type { Store } from '../../store/store'
-import { TtlCache } from '../../util/ttl-cache'
 import type { CreateProviderKeyInput, UpdateProviderKeyInput } from './model'
 import { checkKey, settingsIn } from './settings'
 
@@ -26,27 +25,19 @@ const view = (key: ProviderKeyRecord) => ({
   updatedAt: key.updatedAt.toISOString(),
 })
 
-/** The gateway reads an organisation's provider keys this fresh; a change is in force within a second everywhere. */
-const CREDENTIALS_CACHE_MS = 1_000
-const CACHED_ENTRIES = 100_000
-const byIdKey = (orgId: string, id: string) => `${orgId}#${id}`
-const byProviderKey = (orgId: string, provider: ProviderName) => `${orgId}:${provider}`
-
-export class ProviderKeysService implements OrgKeySource {
-  private readonly cache: TtlCache<string, OrgProviderKey | null>
-  /** A provider's keys of one organisation, as one entry: a change to any of them drops it. */
-  private readonly lists: TtlCache<string, readonly OrgProviderKey[]>
-
+/**
+ * An organisation's own provider keys (spec 4.6 `provider_keys.write`): sealed when saved, masked when
+ * read. Calls read them through the directory, which each change here tells to forget what it holds.
+ */
+export class ProviderKeysService {
   constructor(
     private readonly store: Store,
     private readonly vault: Vault,
     /** An organisation's own base URL is an address a user configures: held to the egress policy. */
     private readonly egress: Pick<EgressPolicy, 'requireSavable'>,
+    private readonly connections: Pick<OrgConnections, 'forget'>,
     private readonly now: () => number = Date.now,
-  ) {
-    this.cache = new TtlCache(CACHED_ENTRIES, CREDENTIALS_CACHE_MS, now)
-    this.lists = new TtlCache(CACHED_ENTRIES, CREDENTIALS_CACHE_MS, now)
-  }
+  ) {}
 
   async list(principal: Principal) {
     return (await this.store.org(principal.orgId).providerKeys.list()).map(view)
@@ -123,55 +114,7 @@ export class ProviderKeysService implements OrgKeySource {
     return { id, deleted: true as const }
   }
 
-  /** The organisation's newest key for a provider (BYOK), or null when it has none. */
-  async newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null> {
-    const cacheKey = byProviderKey(orgId, provider)
-    const cached = this.cache.get(cacheKey)
-    if (cached !== undefined) return cached
-    const key = await this.store.org(orgId).providerKeys.newestFor(provider)
-    const opened = key ? this.open(key) : null
-    this.cache.set(cacheKey, opened)
-    return opened
-  }
-
-  /** Every key of the organisation for a provider, newest first: what the gateway balances calls over. */
-  async keysFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey[]> {
-    const cacheKey = byProviderKey(orgId, provider)
-    let keys = this.lists.get(cacheKey)
-    if (keys === undefined) {
-      keys = (await this.store.org(orgId).providerKeys.listFor(provider)).map((key) => this.open(key))
-      this.lists.set(cacheKey, keys)
-    }
-    // A copy: a caller that sorts or filters its list must not change the next caller's.
-    return [...keys]
-  }
-
-  /** One key of the organisation, for a proxy key bound to it (every call of that key asks). */
-  async byId(orgId: string, id: string): Promise<OrgProviderKey | null> {
-    const cacheKey = byIdKey(orgId, id)
-    const cached = this.cache.get(cacheKey)
-    if (cached !== undefined) return cached
-    const key = await this.store.org(orgId).providerKeys.get(id)
-    const opened = key ? this.open(key) : null
-    this.cache.set(cacheKey, opened)
-    return opened
-  }
-
-  /** A change to a key drops every cached view it appears in, on this instance (others within the second). */
   private forget(orgId: string, provider: ProviderName, id?: string): void {
-    this.cache.delete(byProviderKey(orgId, provider))
-    this.lists.delete(byProviderKey(orgId, provider))
-    if (id !== undefined) this.cache.delete(byIdKey(orgId, id))
-  }
-
-  private open(key: ProviderKeyRecord): OrgProviderKey {
-    return {
-      id: key.id,
-      provider: key.provider,
-      apiKey: this.vault.open(key.sealedSecret, sealContext(key)),
-      baseUrl: key.baseUrl,
-      weight: key.weight,
-      settings: key.settings,
-    }
+    this.connections.forget(orgId, provider, id)
   }
 }
