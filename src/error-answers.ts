@@ -8,7 +8,7 @@ import type { Fields, Logger } from './log'
 import { errorMessage } from './store/faults'
 
 /** Which body shape a route's errors take: the one its callers' SDKs parse. */
-export type ErrorFamily = 'management' | 'openai' | 'anthropic'
+export type ErrorFamily = 'management' | 'openai' | 'anthropic' | 'gemini'
 
 /** OpenAI and Anthropic name their error types alike; anything else is an invalid request to both. */
 const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
@@ -26,6 +26,25 @@ const SDK_ERROR_TYPES: Partial<Record<ErrorCode, string>> = {
   upstream_error: 'api_error',
   upstream_unreachable: 'api_error',
   upstream_timeout: 'timeout_error',
+}
+
+/** Google's canonical status for an HTTP status, as its APIs write it beside the code. */
+export function googleStatus(httpStatus: number): string {
+  const named: Record<number, string> = {
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    402: 'FAILED_PRECONDITION',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    409: 'ABORTED',
+    413: 'INVALID_ARGUMENT',
+    429: 'RESOURCE_EXHAUSTED',
+    499: 'CANCELLED',
+    501: 'UNIMPLEMENTED',
+    503: 'UNAVAILABLE',
+    504: 'DEADLINE_EXCEEDED',
+  }
+  return named[httpStatus] ?? (httpStatus < 500 ? 'INVALID_ARGUMENT' : 'INTERNAL')
 }
 
 export function errorBody(family: ErrorFamily, error: ApiError): unknown {
@@ -46,6 +65,9 @@ export function errorBody(family: ErrorFamily, error: ApiError): unknown {
         error.code === 'payload_too_large' ? 'request_too_large' : (SDK_ERROR_TYPES[error.code] ?? 'invalid_request_error')
       return { type: 'error', error: { type, message: error.message } }
     }
+    case 'gemini':
+      // Google's status carries the code of gw's error, which its SDK shows inside the message.
+      return { error: { code: error.status, message: `${error.code}: ${error.message}`, status: googleStatus(error.status) } }
     case 'management':
       return {
         data: null,

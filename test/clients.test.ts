@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import Anthropic from '@anthropic-ai/sdk'
-import { isStepCount, jsonSchema, type LanguageModel, streamText, tool } from 'ai'
+import type { LanguageModel } from 'ai'
 import OpenAI from 'openai'
-import { type SseEvent, SseParser } from '../src/util/sse'
 import {
   ANTHROPIC_TEXT,
   type FakeProvider,
@@ -16,7 +15,9 @@ import {
   THINKING_SIGNATURE,
   THINKING_TEXT,
 } from './support/fake-provider'
+import { failureOf, gatewaySdks, rawStream as streamFromGateway, writtenRecord } from './support/gateway-calls'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { streamTextThroughGw } from './support/sdk-runs'
 import { serveHarness } from './support/serve'
 
 /**
@@ -44,8 +45,7 @@ beforeAll(async () => {
   org = await h.org('growth')
   await h.services.organizations.addCredits(org.orgId, 100)
   server = serveHarness(h)
-  openai = new OpenAI({ apiKey: org.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 })
-  anthropic = new Anthropic({ authToken: org.apiKey, apiKey: null, baseURL: server.url, maxRetries: 0 })
+  ;({ openai, anthropic } = gatewaySdks(server.url, org.apiKey))
 })
 afterAll(async () => {
   await server.stop()
@@ -53,36 +53,13 @@ afterAll(async () => {
   await fake.close()
 })
 
-/** What a promise rejects with, or undefined when it resolves. */
-async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await run()
-    return undefined
-  } catch (error) {
-    return error
-  }
-}
-
 /** The calls the fake received since `before` (a length of `fake.calls`). */
 const callsSince = (before: number): RecordedCall[] => fake.calls.slice(before)
 const lastCall = (): RecordedCall => fake.calls.at(-1) as RecordedCall
 
 /** A raw streamed call to gw, its SSE events parsed. */
-async function rawStream(
-  path: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-  token = org.apiKey,
-): Promise<{ response: Response; events: SseEvent[] }> {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ ...body, stream: true }),
-  })
-  const parser = new SseParser()
-  const events = parser.push(new Uint8Array(await response.arrayBuffer()))
-  return { response, events: [...events, ...parser.end()] }
-}
+const rawStream = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}, token = org.apiKey) =>
+  streamFromGateway(server.url, token, path, body, headers)
 
 const chatBody = (model: string, content: string) => ({ model, messages: [{ role: 'user' as const, content }] })
 const messagesBody = (model: string, content: string) => ({
@@ -91,16 +68,7 @@ const messagesBody = (model: string, content: string) => ({
   messages: [{ role: 'user' as const, content }],
 })
 
-/** The request record of a call, once the log has written it (a stream's is written when the stream ends). */
-async function recordOf(requestId: string) {
-  for (let i = 0; i < 100; i++) {
-    await h.requestLog.flush()
-    const record = await h.store.requests.get(org.orgId, requestId)
-    if (record) return record
-    await Bun.sleep(20)
-  }
-  throw new Error(`no record for ${requestId}`)
-}
+const recordOf = (requestId: string) => writtenRecord(h, org.orgId, requestId)
 
 /** Both modes of each SDK: the model its own provider serves, and the other provider's (translated). */
 const OPENAI_CALLER_MODES = [
@@ -431,50 +399,9 @@ describe('the Vercel AI SDK', () => {
     { name: '@ai-sdk/openai responses, gpt (passthrough)', model: () => aiOpenAI().responses(GPT), text: OPENAI_TEXT.join('') },
   ]
 
-  /** Runs streamText to its end; the parts it streamed, its finish reason, and the errors it reported. */
-  async function run(model: LanguageModel, prompt: string, tools = false) {
-    const executed: unknown[] = []
-    const errors: unknown[] = []
-    const weather = tool({
-      description: 'The weather in a city',
-      inputSchema: jsonSchema<{ city: string }>({
-        type: 'object',
-        properties: { city: { type: 'string' } },
-        required: ['city'],
-      }),
-      execute: async (input) => {
-        executed.push(input)
-        return { city: input.city, celsius: 21 }
-      },
-    })
-    const result = streamText({
-      model,
-      prompt,
-      maxRetries: 0,
-      // Set, so @ai-sdk/anthropic does not warn that it guesses a limit for a model it does not know (gpt-4o).
-      maxOutputTokens: 64,
-      ...(tools ? { tools: { get_weather: weather }, stopWhen: isStepCount(2) } : {}),
-      onError: ({ error }) => {
-        errors.push(error)
-      },
-    })
-    const parts: string[] = []
-    for await (const part of result.fullStream) {
-      parts.push(part.type)
-      if (part.type === 'error') errors.push(part.error)
-    }
-    const finishReason = await Promise.resolve(result.finishReason).catch((error: unknown) => {
-      errors.push(error)
-      return 'rejected'
-    })
-    const steps = await Promise.resolve(result.steps).catch(() => [])
-    const text = await Promise.resolve(result.text).catch(() => '')
-    return { parts, finishReason, steps, text, executed, errors }
-  }
-
   for (const route of ROUTES) {
     test(`${route.name}: a tool loop over two steps finishes with finishReason stop`, async () => {
-      const outcome = await run(route.model(), 'What is the weather in Paris? fake:tools-once', true)
+      const outcome = await streamTextThroughGw(route.model(), 'What is the weather in Paris? fake:tools-once', true)
       expect(outcome.errors.map(String)).toEqual([])
       expect(outcome.executed).toEqual([{ city: 'Paris' }])
       expect(outcome.steps).toHaveLength(2)
@@ -484,7 +411,7 @@ describe('the Vercel AI SDK', () => {
 
     for (const directive of MIDSTREAM_FAILURES) {
       test(`${route.name}: ${directive} surfaces as an error`, async () => {
-        const outcome = await run(route.model(), directive)
+        const outcome = await streamTextThroughGw(route.model(), directive)
         expect({ errored: outcome.errors.length > 0 || outcome.finishReason === 'error', parts: outcome.parts }).toMatchObject({
           errored: true,
         })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Locator, Page } from 'playwright-core'
-import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { DEFAULT_FALLBACK_STATUSES } from '../src/directory/chains'
+import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { chat, data } from './support/budgets'
 import {
   BROWSER_TEST_MS,

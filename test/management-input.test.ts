@@ -95,7 +95,10 @@ for (const dialect of DIALECTS) {
         [`/v1/api-keys/${key.id}`, 'name, expiresAt'],
         [`/v1/organization/${org.orgId}/roles/${role.id}`, 'name, permissions'],
         [`/v1/filter/${filter.id}`, 'name, filter'],
-        [`/v1/api-keys/provider-key/${providerKey.id}`, 'name, secret, baseUrl, weight, or a setting of the key (region, accessKeyId, apiVersion, project, location, models)'],
+        [
+          `/v1/api-keys/provider-key/${providerKey.id}`,
+          'name, secret, baseUrl, weight, or a setting of the key (region, accessKeyId, apiVersion, project, location, models)',
+        ],
       ] as const) {
         expect(await refused(await send('PATCH', path, {}))).toBe(`nothing to change: send at least one of ${fields}`)
       }

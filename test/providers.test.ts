@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import type { OrgProviderKey } from '../src/directory/connections'
 import type { OperatorProviders } from '../src/directory/providers'
 import { anthropic, anthropicFamily } from '../src/gateway/providers/anthropic'
 import { openaiCompatible, openaiFamily } from '../src/gateway/providers/openai-compatible'
-import type { OrgProviderKey } from '../src/directory/connections'
 import { ModelResolver, resolveModel } from '../src/gateway/providers/registry'
 
 describe('the model registry', () => {

@@ -227,7 +227,7 @@ describe('OpenAI caller, Gemini provider: the request', () => {
     })
   })
 
-  test('a call Gemini sent without an id goes back without one, and its result with it, paired by name', () => {
+  test('a call Gemini sent without an id goes back without one, with its signature, and its result with it, paired by name', () => {
     const answer = {
       candidates: [
         {
@@ -244,7 +244,7 @@ describe('OpenAI caller, Gemini provider: the request', () => {
     }
     const completion = fromOpenai.response(answer).body as OpenAIChatCompletion
     const toolCall = completion.choices[0]?.message.tool_calls?.[0]
-    expect(toolCall?.id).toBe('call_gw_resp-1_0')
+    expect(toolCall?.id).toBe('call_gw_resp-1_0__thought__c2lnbmF0dXJl')
     const { request, dropped } = openaiToGemini({
       messages: [
         { role: 'user', content: 'Cats?' },
@@ -252,9 +252,9 @@ describe('OpenAI caller, Gemini provider: the request', () => {
         { role: 'tool', tool_call_id: toolCall?.id, content: 'A cat.' },
       ],
     })
-    // OpenAI's callers have nowhere to keep the thought signature, so it does not come back.
+    // The signature rode in the id, and goes back on the call's part.
     expect(request.contents.slice(1)).toEqual([
-      { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'cat' } } }] },
+      { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'cat' } }, thoughtSignature: 'c2lnbmF0dXJl' }] },
       { role: 'user', parts: [{ functionResponse: { name: 'lookup', response: { output: 'A cat.' } } }] },
     ])
     expect(dropped).toEqual([])
@@ -401,7 +401,7 @@ describe('Gemini provider: the answer', () => {
         { type: 'thinking', text: 'The user wants weather.' },
         { type: 'text', text: 'Checking ' },
         { type: 'text', text: 'now.' },
-        { type: 'tool_call', id: 'call_gw_resp-1_0', name: 'get_weather', arguments: { city: 'Paris' }, signature: 'c2lnLTE=' },
+        { type: 'tool_call', id: 'call_gw_resp-1_0__thought__c2lnLTE', name: 'get_weather', arguments: { city: 'Paris' } },
         { type: 'tool_call', id: 'fc_2', name: 'get_time', arguments: {} },
       ],
       stop: 'tool_calls',
@@ -424,7 +424,11 @@ describe('Gemini provider: the answer', () => {
               content: 'Checking now.',
               refusal: null,
               tool_calls: [
-                { id: 'call_gw_resp-1_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+                {
+                  id: 'call_gw_resp-1_0__thought__c2lnLTE',
+                  type: 'function',
+                  function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+                },
                 { id: 'fc_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
               ],
               reasoning_content: 'The user wants weather.',
@@ -450,7 +454,7 @@ describe('Gemini provider: the answer', () => {
         { type: 'thinking', thinking: 'The user wants weather.', signature: '' },
         { type: 'text', text: 'Checking ' },
         { type: 'text', text: 'now.' },
-        { type: 'tool_use', id: 'call_gw_resp-1_0', name: 'get_weather', input: { city: 'Paris' } },
+        { type: 'tool_use', id: 'call_gw_resp-1_0__thought__c2lnLTE', name: 'get_weather', input: { city: 'Paris' } },
         { type: 'tool_use', id: 'fc_2', name: 'get_time', input: {} },
       ],
       stop_reason: 'tool_use',
@@ -603,7 +607,7 @@ describe('Gemini provider: the stream', () => {
               tool_calls: [
                 {
                   index: 0,
-                  id: 'call_gw_resp-1_0',
+                  id: 'call_gw_resp-1_0__thought__c2ln',
                   type: 'function',
                   function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
                 },
@@ -636,7 +640,11 @@ describe('Gemini provider: the stream', () => {
       .finalChatCompletion()
     expect(completion.choices[0]?.message.content).toBe('Let me check.')
     expect(completion.choices[0]?.message.tool_calls).toEqual([
-      { id: 'call_gw_resp-1_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      {
+        id: 'call_gw_resp-1_0__thought__c2ln',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+      },
       { id: 'fc_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
     ])
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls')
@@ -684,7 +692,7 @@ describe('Gemini provider: the stream', () => {
     expect(message.content).toMatchObject([
       { type: 'thinking', thinking: 'Thinking about it.', signature: 'dGhvdWdodA==' },
       { type: 'text', text: 'Let me check.' },
-      { type: 'tool_use', id: 'call_gw_resp-1_0', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'call_gw_resp-1_0__thought__c2ln', name: 'get_weather', input: { city: 'Paris' } },
       { type: 'tool_use', id: 'fc_2', name: 'get_time', input: {} },
     ])
     expect(message.stop_reason).toBe('tool_use')
@@ -735,6 +743,190 @@ describe('Gemini provider: the stream', () => {
       { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
       { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'content_filter' }] },
       '[DONE]',
+    ])
+  })
+})
+
+describe('thought signatures through callers of other formats', () => {
+  /** A signature as Gemini writes one: padded standard base64 of bytes that give both `+` and `/`. */
+  const SIGNATURE = Buffer.from(Uint8Array.from({ length: 301 }, (_, i) => (i * 251 + 62) % 256)).toString('base64')
+  const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }]
+  const signedCall = (signature: string, id?: string): GeminiPart => ({
+    functionCall: { name: 'get_weather', args: { city: 'Paris' }, ...(id ? { id } : {}) },
+    thoughtSignature: signature,
+  })
+  const signedAnswer = (parts: GeminiPart[]): GeminiGenerateContentResponse => ({
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    modelVersion: 'gemini-3-pro-preview',
+    responseId: 'resp-9',
+  })
+  const isToolUse = (block: unknown): boolean =>
+    typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'tool_use'
+  /** The model turn and the results of the next request, as they reach Gemini. */
+  const historyOf = (request: GeminiGenerateContentRequest) => request.contents.slice(1)
+
+  test('the signature is standard base64 with + and / and padding, as Gemini sends them', () => {
+    expect(SIGNATURE).toMatch(/\+/)
+    expect(SIGNATURE).toMatch(/\//)
+    expect(SIGNATURE.endsWith('=')).toBe(true)
+  })
+
+  test('an OpenAI caller: the call comes with the signature in its id, and the next turn sends it back byte for byte', () => {
+    const completion = fromOpenai.response(
+      signedAnswer([signedCall(SIGNATURE), { functionCall: { name: 'get_time', args: {} } }]),
+    ).body as OpenAIChatCompletion
+    const message = completion.choices[0]?.message
+    const [signed, unsigned] = message?.tool_calls ?? []
+    expect(signed?.id.startsWith('call_gw_resp-9_0__thought__')).toBe(true)
+    expect(signed?.id).toMatch(ANTHROPIC_ID)
+    // A call without a signature keeps the id it had.
+    expect(unsigned?.id).toBe('call_gw_resp-9_1')
+    const { request, dropped } = openaiToGemini({
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        message,
+        { role: 'tool', tool_call_id: signed?.id, content: 'Sunny' },
+        { role: 'tool', tool_call_id: unsigned?.id, content: '12:00' },
+      ],
+      tools,
+    })
+    expect(historyOf(request)).toEqual([
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SIGNATURE },
+          { functionCall: { name: 'get_time', args: {} } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'get_weather', response: { output: 'Sunny' } } },
+          { functionResponse: { name: 'get_time', response: { output: '12:00' } } },
+        ],
+      },
+    ])
+    expect(dropped).toEqual([])
+  })
+
+  test("an OpenAI caller, streamed: the SDK's final message goes back with Gemini's own id and the signature", async () => {
+    const out = run(fromOpenai.stream(true), [
+      geminiChunk({ parts: [{ text: 'Checking.' }] }),
+      geminiChunk({ parts: [signedCall(SIGNATURE, 'fc_7')], finishReason: 'STOP' }),
+    ])
+    const client = new OpenAI({ apiKey: 'test', fetch: serving(out) })
+    const completion = await client.chat.completions
+      .stream({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'Weather?' }] })
+      .finalChatCompletion()
+    const message = completion.choices[0]?.message
+    const call = message?.tool_calls?.[0]
+    expect(call?.id.startsWith('fc_7__thought__')).toBe(true)
+    const { request } = openaiToGemini({
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: message?.content, tool_calls: message?.tool_calls },
+        { role: 'tool', tool_call_id: call?.id, content: 'Sunny' },
+      ],
+      tools,
+    })
+    expect(historyOf(request)).toEqual([
+      {
+        role: 'model',
+        parts: [
+          { text: 'Checking.' },
+          { functionCall: { name: 'get_weather', args: { city: 'Paris' }, id: 'fc_7' }, thoughtSignature: SIGNATURE },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'Sunny' }, id: 'fc_7' } }] },
+    ])
+  })
+
+  test('an Anthropic caller, whole and streamed: tool_use ids Anthropic accepts, and the signature back byte for byte', async () => {
+    const answer = signedAnswer([signedCall(SIGNATURE)])
+    const whole = fromAnthropic.response(answer).body as AnthropicMessage
+    const client = new Anthropic({
+      apiKey: 'test',
+      fetch: serving(run(fromAnthropic.stream(true), [geminiChunk({ parts: [signedCall(SIGNATURE)], finishReason: 'STOP' })])),
+    })
+    const streamed = await client.messages
+      .stream({ model: 'gemini-3-pro-preview', max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] })
+      .finalMessage()
+    for (const content of [whole.content as unknown[], streamed.content as unknown[]]) {
+      const use = content.find((block): block is { type: 'tool_use'; id: string } => isToolUse(block))
+      expect(use?.id).toMatch(ANTHROPIC_ID)
+      const { request, dropped } = anthropicToGemini({
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.id, content: 'Sunny' }] },
+        ],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: {} } }],
+      })
+      expect(historyOf(request)).toEqual([
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: SIGNATURE }],
+        },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'Sunny' } } }] },
+      ])
+      expect(dropped).toEqual([])
+    }
+  })
+
+  test('a signature too long to carry, or not in base64 as Gemini writes it, is not carried: the id stays plain', () => {
+    const long = 'A'.repeat(16_388)
+    const idOf = (signature: string) =>
+      (fromOpenai.response(signedAnswer([signedCall(signature)])).body as OpenAIChatCompletion).choices[0]?.message
+        .tool_calls?.[0]?.id
+    expect(idOf(long)).toBe('call_gw_resp-9_0')
+    expect(idOf('not base64!')).toBe('call_gw_resp-9_0')
+    expect(idOf('c2ln')).toBe('call_gw_resp-9_0__thought__c2ln')
+    expect(idOf('A'.repeat(16_384))).toHaveLength('call_gw_resp-9_0__thought__'.length + 16_384)
+  })
+
+  test('to any other provider the ids go without the signature they carry, call and result alike', () => {
+    const completion = fromOpenai.response(signedAnswer([signedCall(SIGNATURE)])).body as OpenAIChatCompletion
+    const message = completion.choices[0]?.message
+    const id = message?.tool_calls?.[0]?.id
+    const body = {
+      model: 'some-model',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Weather?' }, message, { role: 'tool', tool_call_id: id, content: 'Sunny' }],
+      tools,
+    }
+    const toAnthropic = (translationBetween('openai', 'anthropic', now) as Translation).request(body).request as {
+      messages: Array<{ content: Array<Record<string, unknown>> }>
+    }
+    expect(toAnthropic.messages[1]?.content[0]).toMatchObject({ type: 'tool_use', id: 'call_gw_resp-9_0' })
+    expect(toAnthropic.messages[2]?.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_gw_resp-9_0' })
+    const toBedrock = JSON.stringify((translationBetween('openai', 'bedrock', now) as Translation).request(body).request)
+    expect(toBedrock).not.toContain('__thought__')
+    expect(toBedrock.match(/"toolUseId":"call_gw_resp-9_0"/g)).toHaveLength(2)
+    // The caller's history still carries it: back at Gemini, the call is signed again.
+    expect(historyOf(openaiToGemini(body).request)[0]?.parts[0]?.thoughtSignature).toBe(SIGNATURE)
+  })
+
+  test('ids that only look like they carry a signature are sent as they came', () => {
+    const { request } = openaiToGemini({
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'mine__thought__', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            { id: 'mine__thought__a', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            { id: 'mine__thought__a.b', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+      ],
+    })
+    expect(historyOf(request)[0]?.parts).toEqual([
+      { functionCall: { name: 'get_weather', args: {}, id: 'mine__thought__' } },
+      { functionCall: { name: 'get_weather', args: {}, id: 'mine__thought__a' } },
+      { functionCall: { name: 'get_weather', args: {}, id: 'mine__thought__a.b' } },
     ])
   })
 })

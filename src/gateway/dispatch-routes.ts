@@ -3,8 +3,11 @@ import type { ErrorFamily } from '../error-answers'
 import type { CallerWireFormat } from './providers/provider'
 import type { StreamProtocol } from './translate/errors'
 
-/** How a dispatch path's body is read: JSON (its `model` picks the provider) or multipart (a `model` field does). */
-export type BodyKind = 'json' | 'multipart'
+/**
+ * How a dispatch path's body is read: JSON (its `model` picks the provider), multipart (a `model` field
+ * does), or Gemini's JSON, whose model and method are in the URL.
+ */
+export type BodyKind = 'json' | 'multipart' | 'gemini'
 /**
  * How its answer is relayed: `provider` reads a whole answer (for its usage, and to translate it) or
  * relays a stream event by event; `raw` passes the bytes through as they come (audio, text).
@@ -19,6 +22,8 @@ export interface DispatchRoute {
   priced: boolean
   body: BodyKind
   answer: AnswerKind
+  /** A conversation, which any provider's format can carry: translated when the formats differ. */
+  conversation?: true
   /** The model when the body names none (OpenAI's moderations take it as optional). */
   defaultModel?: string
   /** What a unit-priced model bills by: the characters of the body's `input`, or the seconds of audio the answer reports. */
@@ -27,6 +32,16 @@ export interface DispatchRoute {
 }
 
 const chatLike = { stream: 'openai-chunks', priced: true, body: 'json', answer: 'provider' } as const
+/** Google's generateContent, as its SDK calls it (`v1` by default from 3.x, `v1beta` before): the model in the URL. */
+const generateContent = {
+  format: 'gemini',
+  stream: 'gemini',
+  priced: true,
+  body: 'gemini',
+  answer: 'provider',
+  conversation: true,
+  summary: "Generate content (Google's Gemini format: models/{model}:generateContent or :streamGenerateContent), on any provider",
+} as const
 const openaiModel = { format: 'openai', stream: 'openai-chunks', priced: true } as const
 
 /**
@@ -36,7 +51,12 @@ const openaiModel = { format: 'openai', stream: 'openai-chunks', priced: true } 
  * and answered with the Gw-* headers.
  */
 export const DISPATCH_ROUTES = {
-  '/v1/chat/completions': { format: 'openai', ...chatLike, summary: 'Chat completion (OpenAI format), on any provider' },
+  '/v1/chat/completions': {
+    format: 'openai',
+    ...chatLike,
+    conversation: true,
+    summary: 'Chat completion (OpenAI format), on any provider',
+  },
   '/v1/completions': { format: 'openai', ...chatLike, summary: 'Text completion (OpenAI format)' },
   '/v1/embeddings': { format: 'openai', ...chatLike, summary: 'Embeddings (OpenAI format)' },
   '/v1/responses': { format: 'openai', ...chatLike, stream: 'openai-responses', summary: 'Response (OpenAI Responses API)' },
@@ -44,8 +64,11 @@ export const DISPATCH_ROUTES = {
     format: 'anthropic',
     ...chatLike,
     stream: 'anthropic',
+    conversation: true,
     summary: 'Message (Anthropic format), on any provider',
   },
+  '/v1beta/models/*': generateContent,
+  '/v1/models/*': generateContent,
   '/v1/messages/count_tokens': {
     format: 'anthropic',
     ...chatLike,
@@ -171,9 +194,14 @@ export const DISPATCH_PATHS = Object.keys(DISPATCH_ROUTES) as DispatchPath[]
 const OPENAI_STYLE_ROUTES: ReadonlySet<string> = new Set(['/v1/models', '/v1/feedback', '/v1/files', '/v1/batches'])
 const OPENAI_STYLE_PREFIXES = ['/v1/models/', '/v1/files/', '/v1/batches/']
 
-/** The shape of the errors of any path gw answers: a dispatch path's format, or the management envelope. */
-export function errorFamily(pathname: string): ErrorFamily {
-  if (Object.hasOwn(DISPATCH_ROUTES, pathname)) return DISPATCH_ROUTES[pathname as DispatchPath].format
+/**
+ * The shape of the errors of any path gw answers: a dispatch path's format, or the management envelope.
+ * Under `/v1/models/`, OpenAI's SDKs only read (GET) and Google's only post: the method tells them apart.
+ */
+export function errorFamily(pathname: string, method = 'GET'): ErrorFamily {
+  // A route that takes the rest of the path (`/v1beta/models/*`) is Google's, whatever the rest holds.
+  if (pathname.startsWith('/v1beta/models/') || (method === 'POST' && pathname.startsWith('/v1/models/'))) return 'gemini'
+  if (Object.hasOwn(DISPATCH_ROUTES, pathname) && !pathname.endsWith('*')) return DISPATCH_ROUTES[pathname as DispatchPath].format
   if (pathname === '/v1/messages/batches' || pathname.startsWith('/v1/messages/batches/')) return 'anthropic'
   if (OPENAI_STYLE_ROUTES.has(pathname) || OPENAI_STYLE_PREFIXES.some((prefix) => pathname.startsWith(prefix))) return 'openai'
   return 'management'

@@ -34,7 +34,7 @@ import { planFor } from './routing/policy'
 import { CreditBalances, checkLimits, rateLimited } from './steps/admission'
 import { Attempts } from './steps/attempts'
 import { ownCredentials, requireProviderApiScope } from './steps/credentials'
-import { readJsonCall, readMultipartCall } from './steps/read-call'
+import { readGeminiCall, readJsonCall, readMultipartCall } from './steps/read-call'
 import { Answers } from './steps/respond'
 import { pointResultsAtGw } from './steps/results-url'
 import { type SettlementDeps, settle } from './steps/settle'
@@ -137,13 +137,17 @@ export class Gateway {
 
   async dispatch(call: GatewayCall): Promise<Response> {
     const route: DispatchRoute = DISPATCH_ROUTES[call.path]
-    const state = this.open(openCall(call, route.format, this.now(), this.deps.config.countryHeader), call.request)
+    // A path with the model in it (Gemini's) is recorded as it was called; the others are their route.
+    const path = route.body === 'gemini' ? new URL(call.request.url).pathname : call.path
+    const state = this.open(openCall({ ...call, path }, route.format, this.now(), this.deps.config.countryHeader), call.request)
     return this.answering(state, async () => {
       // 1. The call: its body and the fields gw acts on.
       const read =
         route.body === 'multipart'
           ? await readMultipartCall(call.bodyBytes ?? new Uint8Array(), call.request.headers.get('content-type'))
-          : readJsonCall(call.bodyText, route.defaultModel)
+          : route.body === 'gemini'
+            ? readGeminiCall(call.bodyText, path)
+            : readJsonCall(call.bodyText, route.defaultModel)
       state.facts = { ...state.facts, model: read.fields.model }
       state.facts.trace?.requested(read.fields)
       // Models think for longer than the server's idle timeout, whether they stream or not; the

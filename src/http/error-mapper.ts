@@ -32,7 +32,7 @@ function describeValidation(error: ValidationLike, where: string): string {
 /** The one place where thrown errors become responses. Our own faults are logged and never detailed. */
 export const errorMapper = (log: Logger) =>
   new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, request, path }) => {
-    const family = errorFamily(path)
+    const family = errorFamily(path, request.method)
     // Hooks that run while the body is parsed (authentication) reach here wrapped in a parse error.
     if (callerFacing(error)) return answerFailure(log, family, error, { path })
     switch (code) {

@@ -46,5 +46,5 @@ export const storableUrl = new Elysia({ name: 'storable-url' }).onRequest(({ req
   const url = request.url
   if (!ENCODED_NUL.test(url)) return
   const { pathname } = new URL(url)
-  return errorResponse(errorFamily(pathname), new ApiError('bad_request', `the path or the query ${UNSTORABLE}`))
+  return errorResponse(errorFamily(pathname, request.method), new ApiError('bad_request', `the path or the query ${UNSTORABLE}`))
 })

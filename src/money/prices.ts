@@ -333,4 +333,18 @@ export const PRICE_TABLE: readonly ModelPrice[] = [
     source: ANTHROPIC_PRICING,
     asOf: CHECKED,
   },
+  // Google's list price for the Gemini API's standard tier, as models.dev records it; thinking is
+  // billed as output, which is where gw counts it. Google has deprecated 2.5 Flash (its shutdown date
+  // is not confirmed): check the row against Google's pricing page before it prices a customer's call.
+  {
+    provider: 'gemini',
+    model: 'gemini-2.5-flash',
+    inputNanoPerToken: 300,
+    cacheReadNanoPerToken: 30,
+    outputNanoPerToken: 2_500,
+    maxOutputTokens: 65_536,
+    source:
+      'https://github.com/anomalyco/models.dev/blob/0760ceffd3e02115e6480d9a0be7992c330c2f35/providers/google/models/gemini-2.5-flash.toml',
+    asOf: '2026-06-15',
+  },
 ]

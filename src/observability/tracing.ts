@@ -1,5 +1,5 @@
-import type { CallFacts } from '../gateway/call'
 import type { BodyPolicy } from '../directory/call-settings'
+import type { CallFacts } from '../gateway/call'
 import type { CallFields } from '../gateway/steps/read-call'
 import type { StreamOutcome } from '../gateway/steps/relay'
 import { pathFamily } from './path-family'

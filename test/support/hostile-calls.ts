@@ -12,7 +12,7 @@ import { type Body, bodyText, expandText, type PathParam, paramInUrl } from './h
 export type Caller = 'owner' | 'apiKey'
 
 /** The body shape a route's callers expect: the management envelope, or the SDK error object of a provider path. */
-export type Family = 'management' | 'openai' | 'anthropic'
+export type Family = 'management' | 'openai' | 'anthropic' | 'gemini'
 
 /** What a successful answer of the route is. */
 export type SuccessShape =
@@ -157,6 +157,13 @@ function familyProblem(family: Family, json: Json): string | undefined {
       return isObject(json) && json.type === 'error' && isErrorObject(json.error, 'type', 'message')
         ? undefined
         : "the error is not Anthropic's error object {type: 'error', error: {type, message}}"
+    case 'gemini':
+      return isObject(json) &&
+        isErrorObject(json.error, 'message', 'status') &&
+        isObject(json.error) &&
+        typeof json.error.code === 'number'
+        ? undefined
+        : "the error is not Google's error object {error: {code, message, status}}"
   }
 }
 

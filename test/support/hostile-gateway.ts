@@ -3,6 +3,7 @@ import { DISPATCH_ROUTES, type DispatchPath } from '../../src/gateway/dispatch-r
 import { type Caller, type Expectation, type HostileCall, hostileCall } from './hostile-calls'
 import {
   type Body,
+  encodedParam,
   headerBytes,
   headerNameSuffix,
   headerValue,
@@ -11,6 +12,7 @@ import {
   hostileNumber,
   hostileShortText,
   hostileText,
+  type PathParam,
   RAW_BODIES,
   sometimes,
   wrongType,
@@ -34,16 +36,18 @@ export const MODELS: Record<DispatchPath, readonly [string, ...string[]]> = {
   '/v1/audio/speech': ['tts-1'],
   '/v1/audio/transcriptions': ['whisper-1'],
   '/v1/audio/translations': ['whisper-1'],
+  '/v1beta/models/*': ['gpt-4o', 'claude-sonnet-4-5'],
+  '/v1/models/*': ['gpt-4o', 'claude-sonnet-4-5'],
 }
 
 export const dispatchExpectation = (path: DispatchPath): Expectation => ({
-  family: path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
+  family: DISPATCH_ROUTES[path].format,
   success: DISPATCH_ROUTES[path].answer === 'raw' ? 'provider-raw' : 'provider',
   stubs: false,
 })
 
 /** The field that carries the prompt on each path. */
-const PROMPT_FIELD: Record<DispatchPath, 'messages' | 'prompt' | 'input'> = {
+const PROMPT_FIELD: Record<DispatchPath, 'messages' | 'prompt' | 'input' | 'contents'> = {
   '/v1/chat/completions': 'messages',
   '/v1/messages': 'messages',
   '/v1/completions': 'prompt',
@@ -55,6 +59,23 @@ const PROMPT_FIELD: Record<DispatchPath, 'messages' | 'prompt' | 'input'> = {
   '/v1/audio/speech': 'input',
   '/v1/audio/transcriptions': 'prompt',
   '/v1/audio/translations': 'prompt',
+  '/v1beta/models/*': 'contents',
+  '/v1/models/*': 'contents',
+}
+
+/**
+ * Google's format names the model and the method in the path: a path that takes the rest of it
+ * (`/v1beta/models/*`) is called as `/v1beta/models/{call}`, the call `<model>:<method>`.
+ */
+const takesRest = (path: DispatchPath) => path.endsWith('/*')
+const GEMINI_METHODS = ['generateContent', 'streamGenerateContent'] as const
+export const geminiCallParam = (model: string, method: string = GEMINI_METHODS[0]): PathParam =>
+  encodedParam(`${model}:${method}`)
+
+/** The route and parameters a call of the path is sent to: its own path, or Google's with a model in it. */
+export function dispatchRoute(path: DispatchPath, model: string = MODELS[path][0]): Pick<HostileCall, 'route' | 'params'> {
+  if (!takesRest(path)) return { route: path, params: {} }
+  return { route: path.replace('*', '{call}'), params: { call: geminiCallParam(model) } }
 }
 
 const text = fc.oneof(
@@ -89,7 +110,28 @@ const message = fc.oneof(
   { weight: 1, arbitrary: wrongType },
 )
 
-const prompt: Record<'messages' | 'prompt' | 'input', fc.Arbitrary<unknown>> = {
+const part = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ text }) },
+  { weight: 1, arbitrary: fc.record({ inlineData: fc.record({ mimeType: hostileShortText, data: hostileText }) }) },
+  { weight: 1, arbitrary: fc.record({ functionCall: fc.record({ name: hostileShortText, args: hostileJson }) }) },
+  { weight: 1, arbitrary: wrongType },
+)
+
+const content = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        role: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user', 'model') }, { weight: 1, arbitrary: hostileShortText }),
+        parts: fc.oneof({ weight: 4, arbitrary: fc.array(part, { maxLength: 3 }) }, { weight: 1, arbitrary: wrongType }),
+      },
+      { requiredKeys: ['parts'] },
+    ),
+  },
+  { weight: 1, arbitrary: wrongType },
+)
+
+const prompt: Record<'messages' | 'prompt' | 'input' | 'contents', fc.Arbitrary<unknown>> = {
   messages: fc.oneof(
     { weight: 6, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }) },
     { weight: 1, arbitrary: fc.constant([]) },
@@ -97,13 +139,18 @@ const prompt: Record<'messages' | 'prompt' | 'input', fc.Arbitrary<unknown>> = {
   ),
   prompt: fc.oneof(text, fc.array(text, { maxLength: 3 })),
   input: fc.oneof(text, fc.array(text, { maxLength: 3 }), fc.constant([[1, 2, 3]]), fc.array(message, { maxLength: 2 })),
+  contents: fc.oneof(
+    { weight: 6, arbitrary: fc.array(content, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: wrongType },
+  ),
 }
 
 const TOOL = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }
 
-function dispatchBody(path: DispatchPath): fc.Arbitrary<Body> {
-  const field = PROMPT_FIELD[path]
-  const model = fc.oneof(
+/** A model as callers name it: one the path serves, hostile text, a provider's prefix with hostile text, a wrong type. */
+function modelName(path: DispatchPath): fc.Arbitrary<unknown> {
+  return fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...MODELS[path]) },
     { weight: 4, arbitrary: hostileText },
     {
@@ -114,8 +161,12 @@ function dispatchBody(path: DispatchPath): fc.Arbitrary<Body> {
     },
     { weight: 1, arbitrary: wrongType },
   )
+}
+
+function dispatchBody(path: DispatchPath): fc.Arbitrary<Body> {
+  const field = PROMPT_FIELD[path]
   const fields = {
-    model,
+    model: modelName(path),
     [field]: prompt[field],
     stream: fc.oneof({ weight: 3, arbitrary: fc.boolean() }, { weight: 1, arbitrary: wrongType }),
     stream_options: fc.oneof(fc.record({ include_usage: fc.oneof(fc.boolean(), wrongType) }), wrongType),
@@ -129,8 +180,16 @@ function dispatchBody(path: DispatchPath): fc.Arbitrary<Body> {
     tools: fc.oneof(fc.constant([TOOL]), fc.array(hostileJson, { maxLength: 2 }), wrongType),
     user: text,
     metadata: hostileJson,
+    generationConfig: fc.oneof(
+      fc.record(
+        { maxOutputTokens: fc.oneof(fc.integer({ min: 1, max: 100 }), hostileNumber, wrongType), temperature: hostileNumber },
+        { requiredKeys: [] },
+      ),
+      wrongType,
+    ),
+    systemInstruction: fc.oneof(content, wrongType),
   }
-  const required = path === '/v1/messages' ? ['model', field, 'max_tokens'] : ['model', field]
+  const required = takesRest(path) ? [field] : path === '/v1/messages' ? ['model', field, 'max_tokens'] : ['model', field]
   const body = fc.record(fields, { requiredKeys: required }) as fc.Arbitrary<Record<string, unknown>>
   const withExtra = fc.tuple(body, sometimes(fc.tuple(hostileKey, hostileJson))).map(([value, extra]) => {
     if (!extra) return value
@@ -181,8 +240,21 @@ export const gatewayHeaders: fc.Arbitrary<Record<string, string>> = fc
   })
 
 export function dispatchCall(path: DispatchPath): fc.Arbitrary<HostileCall> {
+  const modelInPath = modelName(path).map((model) => (typeof model === 'string' ? model : (JSON.stringify(model) ?? '')))
+  const call = takesRest(path)
+    ? fc
+        .record({
+          model: modelInPath,
+          method: fc.oneof(
+            { weight: 6, arbitrary: fc.constantFrom(...GEMINI_METHODS) },
+            { weight: 1, arbitrary: hostileShortText },
+          ),
+        })
+        .map(({ model, method }) => ({ route: path.replace('*', '{call}'), params: { call: geminiCallParam(model, method) } }))
+    : fc.constant(dispatchRoute(path))
   return fc
     .record({
+      at: call,
       body: dispatchBody(path),
       headers: gatewayHeaders,
       caller: fc.constantFrom<Caller>('apiKey', 'owner'),
@@ -191,11 +263,10 @@ export function dispatchCall(path: DispatchPath): fc.Arbitrary<HostileCall> {
         { weight: 1, arbitrary: fc.constantFrom<string | undefined>('text/plain', undefined) },
       ),
     })
-    .map(({ body, headers, caller, contentType }) =>
+    .map(({ at, body, headers, caller, contentType }) =>
       hostileCall({
         method: 'POST',
-        route: path,
-        params: {},
+        ...at,
         query: '',
         headers,
         body,
@@ -208,8 +279,9 @@ export function dispatchCall(path: DispatchPath): fc.Arbitrary<HostileCall> {
 
 /** A valid body for the path, changed by `fields`. */
 export function validDispatchBody(path: DispatchPath, fields: Record<string, unknown> = {}): Record<string, unknown> {
-  const base: Record<string, unknown> =
-    path === '/v1/chat/completions'
+  const base: Record<string, unknown> = takesRest(path)
+    ? { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }
+    : path === '/v1/chat/completions'
       ? { model: MODELS[path][0], messages: [{ role: 'user', content: 'hi' }] }
       : path === '/v1/messages' || path === '/v1/messages/count_tokens'
         ? { model: MODELS[path][0], max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }
@@ -224,8 +296,7 @@ export function dispatchExamples(path: DispatchPath): HostileCall[] {
   const call = (body: Body, headers: Record<string, string> = {}): HostileCall =>
     hostileCall({
       method: 'POST',
-      route: path,
-      params: {},
+      ...dispatchRoute(path),
       query: '',
       headers,
       body,
@@ -251,7 +322,16 @@ export function dispatchExamples(path: DispatchPath): HostileCall[] {
     ...['hi', null, 1, {}, [null], [{}], [[]], [{ role: 'user', content: [{ type: 'text', text: 'a\u0000b' }] }]].map((value) =>
       call(json({ [promptField]: value })),
     ),
-    call(json({ [promptField]: promptField === 'messages' ? [{ role: 'user', content: 'a\u0000b' }] : 'a\u0000b' })),
+    call(
+      json({
+        [promptField]:
+          promptField === 'messages'
+            ? [{ role: 'user', content: 'a\u0000b' }]
+            : promptField === 'contents'
+              ? [{ role: 'user', parts: [{ text: 'a\u0000b' }] }]
+              : 'a\u0000b',
+      }),
+    ),
     ...['10', -1, 0, 1e308, 1.5, null].map((maxTokens) => call(json({ max_tokens: maxTokens }))),
     call(json({ stream: true, stream_options: 'x' })),
     call(json({ stream: true, stream_options: { include_usage: 'yes' } })),

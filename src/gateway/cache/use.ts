@@ -27,7 +27,8 @@ export class CallCache {
     if (route.answer !== 'provider' || read.multipart) return undefined
     const ask = readCacheRequest(call.request.headers)
     if (!ask) return undefined
-    return { ask, key: cacheKey({ orgId: state.facts.principal.orgId, seed: ask.seed, path: call.path, body: read.body }) }
+    // The path as called: Gemini's names the model and the method, which its body does not.
+    return { ask, key: cacheKey({ orgId: state.facts.principal.orgId, seed: ask.seed, path: state.facts.path, body: read.body }) }
   }
 
   /** The answers kept for a call; one of a full bucket, at random. */

@@ -2,11 +2,14 @@ import type { ProviderCredentials, ProviderName } from '../../directory/provider
 import type { Usage } from '../../money/usage'
 import type { SseEvent } from '../../util/sse'
 
-/** The wire formats callers speak: a caller's path picks its format, and its answers and errors come back in it. */
-export type CallerWireFormat = 'openai' | 'anthropic'
+/**
+ * The wire formats callers speak (OpenAI's, Anthropic's and Google's SDKs): a caller's path picks its
+ * format, and its answers and errors come back in it.
+ */
+export type CallerWireFormat = 'openai' | 'anthropic' | 'gemini'
 
-/** The wire formats providers speak: the callers' formats, Gemini's generateContent and Bedrock's Converse. */
-export type WireFormat = CallerWireFormat | 'gemini' | 'bedrock'
+/** The wire formats providers speak: the callers' formats, and Bedrock's Converse. */
+export type WireFormat = CallerWireFormat | 'bedrock'
 
 /**
  * How a wire format's answers are read: what a call used, which model served, why it stopped, and

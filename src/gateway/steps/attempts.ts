@@ -31,6 +31,13 @@ export interface AttemptDeps {
 }
 
 /**
+ * The connection's own name for a model (an Azure deployment, a Bedrock inference profile), when it
+ * has one; the record and the metadata keep the caller's. Own keys only: `constructor` is no alias.
+ */
+const providerModel = ({ models }: ProviderCredentials, model: string): string =>
+  (models && Object.hasOwn(models, model) ? models[model] : undefined) ?? model
+
+/**
  * The most keys one try of a step goes through before it waits for a retry or moves on: enough to get
  * past a key that is limited or failing, not so many that an organisation with dozens of keys turns
  * one call into dozens.
@@ -96,7 +103,7 @@ export class Attempts {
         if (key.ptb) await deps.credits.require(facts.principal.orgId)
         const upstream = await provider.upstream({
           path: upstreamPath,
-          model: facts.model,
+          model: providerModel(key.credentials, facts.model),
           stream: prepared.streams,
           credentials: key.credentials,
           callerHeaders: call.request.headers,
@@ -113,7 +120,8 @@ export class Attempts {
             {
               url: upstream.url,
               headers: upstream.headers,
-              body: outgoing.payload,
+              // A provider may send a body of its own making (Claude on Vertex: the model out, the version in).
+              body: upstream.body ?? outgoing.payload,
               clientSignal: call.request.signal,
               provider: provider.name,
               timeoutMs: step.timeoutMs ?? deps.upstreamTimeoutMs,

@@ -71,7 +71,7 @@ export async function prepareModel(
   ])
   const family = provider.family(model)
   const translation = translationBetween(facts.callerFormat, family.format)
-  const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation)
+  const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation, route.conversation === true)
   const outgoing = await outgoingBody(read, family, model, translation)
   const keys = await keyCandidates(
     { operator: deps.providers, orgKeys: deps.orgKeys },

@@ -79,6 +79,42 @@ export function readJsonCall(bodyText: string, defaultModel?: string): ReadCall 
 }
 
 /**
+ * A call in Google's format: the model and whether to stream are in the path
+ * (`/v1beta/models/{model}:streamGenerateContent`), the body is the content and its settings, and goes
+ * on as it came when the provider speaks the format too.
+ */
+export function readGeminiCall(bodyText: string, path: string): ReadCall {
+  const { model, method } = geminiMethod(path)
+  if (method !== 'generateContent' && method !== 'streamGenerateContent')
+    throw new ApiError('not_found', `${quoted(path)}: gw serves models/{model}:generateContent and :streamGenerateContent`)
+  const body = asRecord(parseJson(bodyText))
+  if (!body) throw badRequest('the request body must be a JSON object')
+  const fields = readCallFields({ model, stream: method === 'streamGenerateContent' })
+  const max = asRecord(body.generationConfig)?.maxOutputTokens
+  if (max === undefined || max === null) return { body, payload: bodyText, fields }
+  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0)
+    throw invalidField('generationConfig.maxOutputTokens', `must be a non-negative integer; got ${quoted(max)}`)
+  return { body, payload: bodyText, fields: { ...fields, maxOutputTokens: max } }
+}
+
+/**
+ * The model and the method of a path in Google's form, `/v1beta/models/{model}:{method}`: the model may
+ * hold slashes (a provider named before it), the method follows its last colon, and either may come
+ * percent-encoded.
+ */
+function geminiMethod(path: string): { model: string; method: string } {
+  const rest = /^\/(?:v1|v1beta)\/models\/(.+)$/.exec(path)?.[1] ?? ''
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(rest)
+  } catch {
+    throw invalidField('model', `is not a well-encoded path segment: ${quoted(rest)}`)
+  }
+  const colon = decoded.lastIndexOf(':')
+  return colon <= 0 ? { model: decoded, method: '' } : { model: decoded.slice(0, colon), method: decoded.slice(colon + 1) }
+}
+
+/**
  * A multipart call (an audio upload): its `model` field is read from the form; the bytes go on to the
  * provider exactly as they came, boundary and all, and are never taken for JSON.
  */

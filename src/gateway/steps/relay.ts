@@ -30,6 +30,8 @@ export interface RelayOptions {
   /** The provider's format: how its events are framed, what they say of usage, and which one ends the stream. */
   family: WireFamily
   translation: Translation | undefined
+  /** The model called, for a translated stream whose provider does not name it. */
+  model?: string
   /** The stream protocol the caller reads: its in-band errors are written in it. */
   protocol: StreamProtocol
   /** The caller's request signal: a stream that breaks because the caller left is theirs (499), not the provider's. */
@@ -76,7 +78,7 @@ export function relayStream(options: RelayOptions): Response {
   let first: Uint8Array | undefined = options.first
   const parser = family.eventParser()
   const usage = family.streamUsage()
-  const stream = translation?.stream(callerAskedForUsage)
+  const stream = translation?.stream(callerAskedForUsage, options.model)
   // Raw bytes may go straight through only when no event must change or disappear.
   const rawPassThrough = translation === undefined && callerAskedForUsage
   let sawEnd = false
@@ -97,6 +99,15 @@ export function relayStream(options: RelayOptions): Response {
       timeToFirstTokenMs: firstByteAt === undefined ? undefined : firstByteAt - startedAt,
     })
   }
+
+  /**
+   * A caller that stops reading once the protocol's last event came (the openai SDK does at [DONE])
+   * was served the whole answer; only one that left before it was not (499).
+   */
+  const callerLeft = () =>
+    sawEnd && !failure
+      ? finish({ status: 'success', httpStatus: upstream.status })
+      : finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
 
   const gwFailure = (message: string): Uint8Array => encodeSse(failureFrame(protocol, { kind: 'api_error', message }, events))
 
@@ -123,14 +134,19 @@ export function relayStream(options: RelayOptions): Response {
     new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
-          const { value, done } = first ? { value: first, done: false as const } : await reader.read()
+          let read = first ? { value: first, done: false as const } : await reader.read()
           first = undefined
-          if (!done) {
+          // A pull that enqueues nothing is never called again: bytes that complete no event (a frame
+          // cut by the network, an event the caller must not see) are followed by more reading.
+          while (!read.done) {
             firstByteAt ??= now()
-            const out: Uint8Array[] = rawPassThrough ? [value] : []
-            relay(parser.push(value), out)
-            send(controller, out)
-            return
+            const out: Uint8Array[] = rawPassThrough ? [read.value] : []
+            relay(parser.push(read.value), out)
+            if (out.length > 0) {
+              send(controller, out)
+              return
+            }
+            read = await reader.read()
           }
           const out: Uint8Array[] = []
           relay(parser.end(), out)
@@ -148,7 +164,7 @@ export function relayStream(options: RelayOptions): Response {
           controller.close()
         } catch (error) {
           if (!finished) {
-            if (clientSignal.aborted) await finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+            if (clientSignal.aborted) await callerLeft()
             else {
               const message = `the provider stream failed: ${(error as Error).message}`
               send(controller, [gwFailure(message)])
@@ -161,7 +177,7 @@ export function relayStream(options: RelayOptions): Response {
       },
       async cancel() {
         await reader.cancel().catch(() => undefined)
-        if (!finished) await finish({ status: 'error', httpStatus: 499, error: 'the client disconnected' })
+        if (!finished) await callerLeft()
       },
     }),
     {

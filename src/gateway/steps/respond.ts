@@ -77,6 +77,7 @@ export class Answers {
       first: result.first,
       family,
       translation,
+      model: facts.model,
       protocol: route.stream,
       clientSignal: call.request.signal,
       metaFrame: await this.metaFrame(facts),
@@ -129,7 +130,7 @@ export class Answers {
     const { family, translation } = prepared
     const facts = state.facts
     const payload = parseJson(text)
-    const translated = translation?.response(payload)
+    const translated = translation?.response(payload, facts.model)
     const out = translated ? JSON.stringify(translated.body) : text
     facts.responseBody.set(out)
     const meta = await state.settle(facts, {

@@ -3,24 +3,35 @@ import { asRecord, type WireFamily } from '../providers/provider'
 import type { Translation } from '../translate/pairs'
 import type { ReadCall } from './read-call'
 
-/** Where the call goes in the provider's API: its own path when the formats agree, else the format's chat path. */
+/**
+ * Where the call goes in the provider's API: its own path when the formats agree, else the format's
+ * chat path; only a conversation (chat, messages, generateContent) is translated.
+ */
 export function upstreamPathFor(
   path: string,
   provider: string,
   family: WireFamily,
   translation: Translation | undefined,
+  conversation: boolean,
 ): string {
   if (!translation) {
     if (!family.paths.includes(path)) {
-      throw badRequest(`${path} is not served by provider ${provider}; it serves ${family.paths.join(', ')}`)
+      throw badRequest(
+        `${path} is not served by provider ${provider}; it serves ${family.paths.join(', ') || 'no path as it is'}`,
+      )
     }
     return path
   }
-  if (path !== '/v1/chat/completions' && path !== '/v1/messages') {
-    throw badRequest(`${path} cannot be translated for provider ${provider}; only chat (/v1/chat/completions, /v1/messages) can`)
+  if (!conversation) {
+    throw badRequest(
+      `${path} cannot be translated for provider ${provider}; only a conversation (/v1/chat/completions, /v1/messages, Gemini's generateContent) can`,
+    )
   }
   return family.chatPath
 }
+
+/** Formats that carry the model in the body; Gemini's and Bedrock's carry it in the URL. */
+const MODEL_IN_BODY: ReadonlySet<string> = new Set(['openai', 'anthropic'])
 
 /** The body the provider is sent, and what making it decided. */
 export interface OutgoingBody {
@@ -48,13 +59,13 @@ export async function outgoingBody(
 ): Promise<OutgoingBody> {
   if (call.multipart) return outgoingMultipart(call.multipart, call, model)
   const { body, fields } = call
-  let upstream: Record<string, unknown> = fields.model === model ? body : { ...body, model }
+  let upstream: Record<string, unknown> = fields.model === model || !MODEL_IN_BODY.has(family.format) ? body : { ...body, model }
   let translationWarning: string | undefined
   // A translation may set the provider's required output bound; the caller's own is checked already.
   let translatedMax: number | undefined
   if (translation) {
     // The provider's format puts the model in the body, or (Gemini, Bedrock) leaves it to the URL.
-    const translated = translation.request(upstream)
+    const translated = translation.request(upstream, { model, stream: fields.stream })
     upstream = translated.request
     translatedMax = translated.maxTokens
     if (translated.dropped.length > 0) translationWarning = `dropped: ${translated.dropped.join(', ')}`

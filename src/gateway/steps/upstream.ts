@@ -77,7 +77,7 @@ export async function readProviderFailure(
 const PASSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-request-id', 'request-id']
 const PASSED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 /** The request-id header each format's SDK reads, so a translated answer carries the id where the caller looks. */
-const REQUEST_ID_HEADER = { openai: 'x-request-id', anthropic: 'request-id' } as const
+const REQUEST_ID_HEADER = { openai: 'x-request-id', anthropic: 'request-id', gemini: 'x-request-id' } as const
 
 export function passProviderHeaders(from: Headers, to: Headers, callerFormat: CallerWireFormat): void {
   from.forEach((value, name) => {

@@ -24,7 +24,7 @@ export interface ProviderFailure {
   message: string
 }
 
-/** What each format calls each kind: Anthropic's documented error types, and OpenAI's. */
+/** What each format calls each kind: Anthropic's documented error types, OpenAI's, and Google's canonical statuses. */
 const TYPE_NAMES: Record<CallerWireFormat, Record<FailureKind, string>> = {
   anthropic: {
     invalid_request: 'invalid_request_error',
@@ -48,6 +48,30 @@ const TYPE_NAMES: Record<CallerWireFormat, Record<FailureKind, string>> = {
     timeout: 'timeout_error',
     api_error: 'api_error',
   },
+  gemini: {
+    invalid_request: 'INVALID_ARGUMENT',
+    authentication: 'UNAUTHENTICATED',
+    permission: 'PERMISSION_DENIED',
+    not_found: 'NOT_FOUND',
+    request_too_large: 'INVALID_ARGUMENT',
+    rate_limit: 'RESOURCE_EXHAUSTED',
+    overloaded: 'UNAVAILABLE',
+    timeout: 'DEADLINE_EXCEEDED',
+    api_error: 'INTERNAL',
+  },
+}
+
+/** The HTTP status Google's errors carry as their `code`, by kind. */
+const GOOGLE_CODES: Record<FailureKind, number> = {
+  invalid_request: 400,
+  authentication: 401,
+  permission: 403,
+  not_found: 404,
+  request_too_large: 400,
+  rate_limit: 429,
+  overloaded: 503,
+  timeout: 504,
+  api_error: 500,
 }
 
 /** OpenAI's error codes for the kinds that have one. */
@@ -71,6 +95,14 @@ const KIND_OF_TYPE: Record<string, FailureKind> = {
   insufficient_quota: 'rate_limit',
   overloaded_error: 'overloaded',
   timeout_error: 'timeout',
+  // Google's canonical statuses, which its errors carry beside the code.
+  INVALID_ARGUMENT: 'invalid_request',
+  UNAUTHENTICATED: 'authentication',
+  PERMISSION_DENIED: 'permission',
+  NOT_FOUND: 'not_found',
+  RESOURCE_EXHAUSTED: 'rate_limit',
+  UNAVAILABLE: 'overloaded',
+  DEADLINE_EXCEEDED: 'timeout',
 }
 
 /**
@@ -80,7 +112,10 @@ const KIND_OF_TYPE: Record<string, FailureKind> = {
 export function failureKindOf(status: number, providerType?: string): FailureKind {
   const byStatus = kindOfStatus(status)
   if (byStatus !== 'invalid_request' && byStatus !== 'api_error') return byStatus
-  return (providerType === undefined ? undefined : KIND_OF_TYPE[providerType]) ?? byStatus
+  // A provider's type is its text: `constructor` must not find Object's own.
+  return providerType !== undefined && Object.hasOwn(KIND_OF_TYPE, providerType)
+    ? (KIND_OF_TYPE[providerType] as FailureKind)
+    : byStatus
 }
 
 function kindOfStatus(status: number): FailureKind {
@@ -95,24 +130,29 @@ function kindOfStatus(status: number): FailureKind {
   return 'api_error'
 }
 
-/** A provider's error body, in either format: `{error: {type, message}}` or `{type: 'error', error: {...}}`. */
+/**
+ * A provider's error body: `{error: {type, message}}` (OpenAI's), `{type: 'error', error: {...}}`
+ * (Anthropic's), or AWS's `{message}` (some of its services spell it `Message`), whose type is in a
+ * header and whose status says as much.
+ */
 export function readFailure(payload: unknown, status: number, fallback: string): ProviderFailure {
   const record = asRecord(payload)
   const error = asRecord(record?.error)
-  const type = typeof error?.type === 'string' ? error.type : typeof error?.code === 'string' ? error.code : undefined
-  const message = typeof error?.message === 'string' ? error.message : fallback
-  return { kind: failureKindOf(status, type), message }
+  const type = [error?.type, error?.code, error?.status].find((name): name is string => typeof name === 'string')
+  const message = [error?.message, record?.message, record?.Message].find((text) => typeof text === 'string' && text !== '')
+  return { kind: failureKindOf(status, type), message: typeof message === 'string' ? message : fallback }
 }
 
 /** The whole error answer in the caller's format. */
 export function failureBody(format: CallerWireFormat, failure: ProviderFailure): unknown {
   const type = TYPE_NAMES[format][failure.kind]
   if (format === 'anthropic') return { type: 'error', error: { type, message: failure.message } }
+  if (format === 'gemini') return { error: { code: GOOGLE_CODES[failure.kind], message: failure.message, status: type } }
   return { error: { message: failure.message, type, param: null, code: OPENAI_CODES[failure.kind] ?? null } }
 }
 
-/** The stream protocol a caller reads: OpenAI's chunks (chat and completions), OpenAI's Responses events, or Anthropic's. */
-export type StreamProtocol = 'openai-chunks' | 'openai-responses' | 'anthropic'
+/** The stream protocol a caller reads: OpenAI's chunks (chat and completions), OpenAI's Responses events, Anthropic's, or Gemini's. */
+export type StreamProtocol = 'openai-chunks' | 'openai-responses' | 'anthropic' | 'gemini'
 
 /**
  * A provider's in-band error, in either format, or undefined for any other event: Anthropic's
@@ -139,6 +179,8 @@ export function streamFailureOf(event: SseEvent): ProviderFailure | undefined {
 /** The in-band error event of a stream protocol, which every SDK of that protocol raises on. */
 export function failureFrame(protocol: StreamProtocol, failure: ProviderFailure, sequenceNumber = 0): SseEvent {
   if (protocol === 'anthropic') return { event: 'error', data: JSON.stringify(failureBody('anthropic', failure)) }
+  // Google's SDK reads only data lines, and raises on one that holds an error with its code.
+  if (protocol === 'gemini') return { data: JSON.stringify(failureBody('gemini', failure)) }
   const body = asRecord(failureBody('openai', failure))?.error as Record<string, unknown>
   if (protocol === 'openai-responses') {
     const { code, message, param } = body

@@ -92,6 +92,67 @@ const madeUpCallId = (responseId: string, call: number): string =>
   `${MADE_UP_ID}${responseId.replace(/[^\w-]/g, '').slice(0, 64)}_${call}`
 const idForGemini = (id: string): { id: string } | Record<string, never> => (id === '' || id.startsWith(MADE_UP_ID) ? {} : { id })
 
+/**
+ * Gemini 3 refuses a conversation whose earlier calls come back without their thought signatures, and
+ * OpenAI's and Anthropic's callers have no field to keep one in; but every caller sends a call's id
+ * back as it got it, on the call and on its result. So a signed call reaches them with the signature
+ * in its id, `<id>__thought__<signature as base64url>` (Anthropic checks ids against
+ * `^[a-zA-Z0-9_-]+$`), and the writer splits it back onto the call's part. Gemini writes signatures as
+ * padded standard base64 (its JSON for bytes), which turns into base64url and back character for
+ * character. A signature longer than MAX_CARRIED_SIGNATURE, or not in that form, is not carried: the
+ * call keeps its plain id and comes back unsigned, which Gemini 2.5 takes and Gemini 3 refuses with
+ * its own 400 (passed on to the caller), rather than gw sending callers ids of unbounded length.
+ */
+const SIGNATURE_MARK = '__thought__'
+/** About 12 KB of signature: Gemini's are a few hundred bytes to a few kilobytes. */
+const MAX_CARRIED_SIGNATURE = 16_384
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+
+/** A signed call's id for callers of other formats; the plain id when its signature cannot ride in it. */
+function idCarrying(id: string, signature: string): string {
+  if (signature.length > MAX_CARRIED_SIGNATURE || !STANDARD_BASE64.test(signature)) return id
+  const carried = signature.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')
+  return `${id}${SIGNATURE_MARK}${carried}`
+}
+
+/** An id as a caller sent it back: Gemini's own (or gw's made-up) id, and the signature it carried, if any. */
+function splitCarried(id: string): { id: string; signature?: string } {
+  const mark = id.indexOf(SIGNATURE_MARK)
+  const carried = mark < 0 ? '' : id.slice(mark + SIGNATURE_MARK.length)
+  if (!BASE64URL.test(carried) || carried.length % 4 === 1) return { id }
+  const signature = carried.replaceAll('-', '+').replaceAll('_', '/')
+  return { id: id.slice(0, mark), signature: signature.padEnd(signature.length + ((4 - (signature.length % 4)) % 4), '=') }
+}
+
+/**
+ * The conversation with the signatures the ids carry taken out, for a provider other than Gemini: they
+ * mean nothing there, and long ids are refused there (Bedrock takes ids of at most 64 characters). A
+ * call and its result lose the same part, so they still pair; the caller's own history keeps it, for
+ * a later turn that goes to Gemini again.
+ */
+export function withoutCarriedSignatures(call: ChatCall): ChatCall {
+  if (!call.turns.some((turn) => turn.content.some(carriesSignature))) return call
+  const plain = (block: Block): Block => {
+    if (block.type === 'tool_call') return { ...block, id: splitCarried(block.id).id }
+    return block.type === 'tool_result' ? { ...block, callId: splitCarried(block.callId).id } : block
+  }
+  return { ...call, turns: call.turns.map((turn) => ({ ...turn, content: turn.content.map(plain) })) }
+}
+
+const carriesSignature = (block: Block): boolean =>
+  (block.type === 'tool_call' && block.id.includes(SIGNATURE_MARK)) ||
+  (block.type === 'tool_result' && block.callId.includes(SIGNATURE_MARK))
+
+/** A call Gemini answered with, as other formats' callers get it: its signature in its id (see idCarrying). */
+function answered(block: Block | undefined): Block | undefined {
+  if (block?.type !== 'tool_call' || block.signature === undefined) return block
+  const id = idCarrying(block.id, block.signature)
+  if (id === block.id) return block
+  const { signature: _carried, ...call } = block
+  return { ...call, id }
+}
+
 /** The first candidate, the one answer other formats have; Vertex leaves `index` out, which means 0. */
 function firstCandidate(response: Record<string, unknown>): Record<string, unknown> | undefined {
   const candidates = Array.isArray(response.candidates) ? response.candidates : []
@@ -625,10 +686,11 @@ function imagePart(image: ImageBlock): GeminiPart | undefined {
   return mimeType ? { fileData: { mimeType, fileUri: image.source.url } } : undefined
 }
 
-/** The call's signature goes back on its part, where Gemini 3 checks for it. */
+/** The call's signature, its own or the one its id carried, goes back on its part, where Gemini 3 checks for it. */
 function functionCallPart(block: ToolCallBlock): GeminiPart {
-  const part: GeminiPart = { functionCall: { name: block.name, args: block.arguments, ...idForGemini(block.id) } }
-  if (block.signature !== undefined) part.thoughtSignature = block.signature
+  const { id, signature = block.signature } = splitCarried(block.id)
+  const part: GeminiPart = { functionCall: { name: block.name, args: block.arguments, ...idForGemini(id) } }
+  if (signature !== undefined) part.thoughtSignature = signature
   return part
 }
 
@@ -645,7 +707,11 @@ function functionResponsePart(call: ChatCall, block: ToolResultBlock, name: stri
   if (texts.length < block.content.length) dropped.add(settingName(call, 'toolResultImage'))
   const text = texts.map((part) => part.text).join('\n')
   return {
-    functionResponse: { name, response: block.isError ? { error: text } : { output: text }, ...idForGemini(block.callId) },
+    functionResponse: {
+      name,
+      response: block.isError ? { error: text } : { output: text },
+      ...idForGemini(splitCarried(block.callId).id),
+    },
   }
 }
 
@@ -744,7 +810,7 @@ function readAnswer(body: unknown): Answer {
   const content: Block[] = []
   let calls = 0
   for (const part of partsOf(candidate?.content)) {
-    const block = isRecord(part) ? modelBlock(part, () => madeUpCallId(id, calls)) : undefined
+    const block = answered(isRecord(part) ? modelBlock(part, () => madeUpCallId(id, calls)) : undefined)
     if (block?.type === 'tool_call') calls++
     if (block) content.push(block)
   }
@@ -829,7 +895,7 @@ function streamReader(): StreamReader {
       }
       const candidate = firstCandidate(chunk)
       for (const part of partsOf(candidate?.content)) {
-        const block = isRecord(part) ? modelBlock(part, () => madeUpCallId(id, calls)) : undefined
+        const block = answered(isRecord(part) ? modelBlock(part, () => madeUpCallId(id, calls)) : undefined)
         if (block?.type === 'tool_call') out.push(toolCallDelta(block, calls++))
         else if (block) out.push(...contentDeltas(block))
       }

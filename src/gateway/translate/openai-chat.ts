@@ -618,6 +618,9 @@ function streamReader(): StreamReader {
       if (event.data === '[DONE]') return [{ type: 'end' }]
       const chunk = eventPayload(event)
       if (!isRecord(chunk) || chunk.error !== undefined) return []
+      // Azure's first chunk holds only the prompt's filter results, with an empty id and model: the
+      // answer starts with the chunk after it.
+      if (!started && chunk.id === '' && Array.isArray(chunk.choices) && chunk.choices.length === 0) return []
       const out: Delta[] = []
       if (!started) {
         started = true

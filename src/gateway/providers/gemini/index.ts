@@ -45,8 +45,8 @@ function streamUsage(): StreamUsage {
 
 export const geminiFamily: WireFamily = {
   format: 'gemini',
-  // Callers do not speak this format yet: every call to it is translated.
-  paths: [],
+  // Google's SDK calls generateContent under either version; the model and method are in the path.
+  paths: ['/v1beta/models/*', '/v1/models/*'],
   chatPath: 'generateContent',
   requestUsageInStream: (body) => ({ body, callerAskedForUsage: true }),
   usageOf: geminiUsage,

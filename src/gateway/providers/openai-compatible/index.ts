@@ -22,10 +22,11 @@ function usageOf(payload: unknown): Usage | undefined {
   }
 }
 
+/** Azure opens a stream with a chunk of the prompt's filter results alone, its model empty: that names none. */
 const servedModel = (payload: unknown): string | undefined => {
   const record = asRecord(payload)
   const model = record?.model ?? asRecord(record?.response)?.model
-  return typeof model === 'string' ? model : undefined
+  return typeof model === 'string' && model !== '' ? model : undefined
 }
 
 /**

@@ -48,7 +48,7 @@ export const vertex: ProviderAdapter = {
   name: 'vertex',
   family: (model) => (isClaude(model) ? claudeFamily : geminiFamily),
   requiresKey: () => true,
-  async upstream({ model, stream, credentials, body, fetch }) {
+  async upstream({ model, stream, credentials, body, fetch, callerHeaders }) {
     const account = accountOf(credentials.apiKey)
     const project = credentials.project ?? account.projectId
     if (!project)
@@ -61,6 +61,9 @@ export const vertex: ProviderAdapter = {
     const models = `${credentials.baseUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`
     if (!isClaude(model)) return { url: `${models}/google/models/${segment(model)}:${generateMethod(stream)}`, headers }
     const method = stream ? 'streamRawPredict' : 'rawPredict'
+    // Vertex takes Anthropic's beta features as Anthropic's API does, by header (Claude Code sends them).
+    const betas = callerHeaders.get('anthropic-beta')
+    if (betas) headers.set('anthropic-beta', betas)
     return { url: `${models}/anthropic/models/${segment(model)}:${method}`, headers, body: claudeBody(body) }
   },
 }
