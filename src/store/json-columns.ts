@@ -1,3 +1,4 @@
+import type { ProviderName } from '../directory/providers'
 /**
  * The shapes of the JSON columns both schemas declare, named once: the repositories and the code that
  * writes these columns read them from here.
@@ -17,7 +18,7 @@ export interface CallAttempt {
 /** One step of a fallback chain: a model, and optionally the provider and the key that serve it. */
 export interface ChainStep {
   model: string
-  provider?: 'openai' | 'anthropic'
+  provider?: ProviderName
   providerKeyId?: string
   /** How long this step may take to answer (its headers) before the next one is tried. */
   timeoutMs?: number
@@ -52,7 +53,7 @@ export interface ConnectionSettings {
   /** Bedrock: the AWS region, and the access key id the secret belongs to. */
   region?: string
   accessKeyId?: string
-  /** Azure: a dated API version (deployments in the path); the newest GA one when absent. */
+  /** Azure: the API version (its deployments are in the path); the newest generally available one when absent. */
   apiVersion?: string
   /** Vertex: the project (the service account's own when absent) and the location (`global` when absent). */
   project?: string

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
+import { PROVIDER_NAMES } from '../../directory/providers'
 import { oneOf } from '../../util/typebox'
 
-export const CHAIN_PROVIDERS = ['openai', 'anthropic'] as const
 export const MAX_STEPS = 10
 export const MAX_STATUS_CODES = 50
 export const STEP_TIMEOUT_MS = { minimum: 100, maximum: 600_000 } as const
@@ -28,9 +28,9 @@ export const Step = t.Object(
       'the model this step calls, as a call would name it (gpt-4o, claude-sonnet-4-5, openai/my-model); never another chain',
     ),
     provider: t.Optional(
-      oneOf(CHAIN_PROVIDERS, {
+      oneOf(PROVIDER_NAMES, {
         description: 'the provider that serves the model; absent: the one gw routes the model name to',
-        error: `steps[].provider must be ${CHAIN_PROVIDERS.join(' or ')}`,
+        error: `steps[].provider must be one of ${PROVIDER_NAMES.join(', ')}`,
       }),
     ),
     providerKeyId: t.Optional(
