@@ -97,7 +97,8 @@ const azureTarget = (name: string, model: string, pricedAs?: Target['pricedAs'])
 const TARGETS: Target[] = [
   bedrockTarget('Bedrock, a base model id', BEDROCK_MODEL),
   bedrockTarget('Bedrock, a cross-region inference profile', BEDROCK_PROFILE),
-  azureTarget('Azure, a deployment', 'prod-4o'),
+  // A deployment's own name has no price: the call is priced at the model Azure says served it.
+  azureTarget('Azure, a deployment', 'prod-4o', ['openai', 'gpt-4o']),
   azureTarget('Azure, a model alias of a deployment', 'gpt-4o', ['openai', 'gpt-4o']),
   {
     name: 'Mistral',

@@ -1,7 +1,9 @@
 import type { BodyPolicy, BodyPolicySource } from '../../directory/call-settings'
+import { isProviderName } from '../../directory/providers'
 import type { RateLimiter } from '../../limits/limiter'
 import type { Logger } from '../../log'
 import { costNano, nanoToUsd } from '../../money/cost'
+import type { PriceSource } from '../../money/price-book'
 import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
 import type { CallObserver } from '../../observability/observer'
@@ -23,6 +25,7 @@ export interface SettlementDeps {
   meta: MetaStore
   metaTtlSeconds: number
   credits: CreditBalances
+  prices: PriceSource
   log: Logger
   now: () => number
   /** Told of each settled call (Prometheus metrics); absent when metrics are off. */
@@ -106,6 +109,20 @@ function callRecord(
 }
 
 /**
+ * The price of the model that served, when the one called has none: a call to a name the price table
+ * cannot know (an Azure deployment, an alias of an organisation's) is billed at the model its provider
+ * says answered it, `gpt-4o-2024-08-06` behind a deployment named `prod`. A call with a price keeps it:
+ * that is the price its limits and budgets were estimated with.
+ */
+async function pricedByServedModel(prices: PriceSource, outcome: StreamOutcome, facts: CallFacts): Promise<CallFacts> {
+  const served = outcome.servedModel
+  if (facts.price || facts.unitPrice || facts.cacheHit || !outcome.usage || !served || served === facts.model) return facts
+  if (!isProviderName(facts.provider)) return facts
+  const priced = await prices.priceOf(facts.principal.orgId, facts.provider, served).catch(() => undefined)
+  return priced ? { ...facts, price: priced.price, priceSource: priced.source } : facts
+}
+
+/**
  * Settles a finished call: prices it, charges its cost to the limiter's cents buckets, hands its record
  * to the request log, and stores and returns its metadata (spec 2.1). A pass-through-billed call's
  * charge is taken with its record, by the request log's writer; the balance reported here already
@@ -113,9 +130,10 @@ function callRecord(
  */
 export async function settle(deps: SettlementDeps, known: CallFacts, outcome: StreamOutcome): Promise<GatewayMeta> {
   // What the answer held that could not be translated is named with what the request held.
-  const facts = outcome.dropped?.length
+  const withDropped = outcome.dropped?.length
     ? { ...known, translationWarning: warningWith(known.translationWarning, outcome.dropped) }
     : known
+  const facts = await pricedByServedModel(deps.prices, outcome, withDropped)
   const { principal } = facts
   // A cached answer called no provider: it costs nothing, and what it saved is recorded beside it.
   const cost = facts.cacheHit
