@@ -644,6 +644,9 @@ describe.each(DIALECTS)('Google providers on %s', (dialect) => {
         )
         expect(openaiFailure).toBeInstanceOf(OpenAI.RateLimitError)
         expect((openaiFailure as InstanceType<typeof OpenAI.APIError>).type).toBe('rate_limit_error')
+        // Google says when to retry only in its body; gw says it where the SDKs look.
+        if (model !== VERTEX_CLAUDE)
+          expect((openaiFailure as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('7')
         const anthropicFailure = await failureOf(() =>
           anthropic.messages.create({ model, max_tokens: 50, messages: [{ role: 'user', content: prompt }] }),
         )

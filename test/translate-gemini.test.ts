@@ -4,6 +4,7 @@ import { FinishReason, FunctionCallingConfigMode, GoogleGenAI, type GenerateCont
 import OpenAI from 'openai'
 import { anthropicMessages } from '../src/gateway/translate/anthropic-messages'
 import type { Answer, Delta } from '../src/gateway/translate/canonical'
+import { readFailure } from '../src/gateway/translate/errors'
 import { gemini, usageOfGemini } from '../src/gateway/translate/gemini'
 import type {
   GeminiGenerateContentRequest,
@@ -1406,5 +1407,35 @@ describe('Gemini caller: the answer and the stream', () => {
       { role: 'model', parts: [{ text: 'Sunny.' }] },
       { role: 'model', parts: [{ text: '' }] },
     ])
+  })
+})
+
+describe("Google's errors", () => {
+  const rateLimited = (retryDelay: unknown, type = 'type.googleapis.com/google.rpc.RetryInfo') => ({
+    error: {
+      code: 429,
+      message: 'Resource has been exhausted (e.g. check quota).',
+      status: 'RESOURCE_EXHAUSTED',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [] },
+        { '@type': type, retryDelay },
+      ],
+    },
+  })
+
+  test('the wait in a RetryInfo detail is read as a Retry-After would be, fractions of a second included', () => {
+    expect(readFailure(rateLimited('7s'), 429, 'fallback')).toEqual({
+      kind: 'rate_limit',
+      message: 'Resource has been exhausted (e.g. check quota).',
+      retryAfterMs: 7_000,
+    })
+    expect(readFailure(rateLimited('0.250s'), 429, 'fallback').retryAfterMs).toBe(250)
+  })
+
+  test('a wait that is not a Duration, or a detail of another type, is no wait', () => {
+    for (const delay of ['7', '-1s', '7 s', 'soon', 7, null, '1e3s', '99999999999s'])
+      expect(readFailure(rateLimited(delay), 429, 'fallback').retryAfterMs).toBeUndefined()
+    expect(readFailure(rateLimited('7s', 'type.googleapis.com/google.rpc.ErrorInfo'), 429, 'f').retryAfterMs).toBeUndefined()
+    expect(readFailure({ error: { code: 429, details: 'not a list' } }, 429, 'f').retryAfterMs).toBeUndefined()
   })
 })

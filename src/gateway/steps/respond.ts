@@ -158,6 +158,9 @@ export class Answers {
     const out = translation ? JSON.stringify(failureBody(facts.callerFormat, failure)) : text
     const answer = jsonAnswer(out, response.status)
     passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
+    // A wait said only in the body (Google's) reaches the caller where every SDK looks for it.
+    if (failure.retryAfterMs !== undefined && !answer.headers.has('retry-after'))
+      answer.headers.set('retry-after', String(Math.ceil(failure.retryAfterMs / 1000)))
     return withGatewayHeaders(facts, 'error', answer)
   }
 

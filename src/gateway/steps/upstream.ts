@@ -141,7 +141,7 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
       return { text: '', failure: { kind: 'api_error', message } as ProviderFailure }
     })
     const error = new ApiError('upstream_error', failure.message, { status: response.status })
-    const retryAfter = retryAfterMs(response.headers, now())
+    const retryAfter = retryAfterMs(response.headers, now()) ?? failure.retryAfterMs
     return {
       ok: false,
       failure: { kind: 'status', status: response.status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) },

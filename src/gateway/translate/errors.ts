@@ -22,6 +22,8 @@ export type FailureKind =
 export interface ProviderFailure {
   kind: FailureKind
   message: string
+  /** How long the provider asked to be left alone, when it says so in its body (Google's RetryInfo). */
+  retryAfterMs?: number
 }
 
 /** What each format calls each kind: Anthropic's documented error types, OpenAI's, and Google's canonical statuses. */
@@ -140,7 +142,30 @@ export function readFailure(payload: unknown, status: number, fallback: string):
   const error = asRecord(record?.error)
   const type = [error?.type, error?.code, error?.status].find((name): name is string => typeof name === 'string')
   const message = [error?.message, record?.message, record?.Message].find((text) => typeof text === 'string' && text !== '')
-  return { kind: failureKindOf(status, type), message: typeof message === 'string' ? message : fallback }
+  const retryAfterMs = retryDelayOf(error?.details)
+  return {
+    kind: failureKindOf(status, type),
+    message: typeof message === 'string' ? message : fallback,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  }
+}
+
+/** A protobuf Duration as JSON: decimal seconds with an `s` (`"7s"`, `"0.5s"`). */
+const DURATION = /^(\d{1,9})(\.\d{1,9})?s$/
+
+/**
+ * Google says when to retry in its error's details (`google.rpc.RetryInfo`), not in a Retry-After
+ * header; read, it is honoured as a header would be and passed on to callers as one.
+ */
+function retryDelayOf(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined
+  for (const detail of details) {
+    const info = asRecord(detail)
+    if (info?.['@type'] !== 'type.googleapis.com/google.rpc.RetryInfo' || typeof info.retryDelay !== 'string') continue
+    const match = DURATION.exec(info.retryDelay)
+    if (match) return Math.round(Number(`${match[1]}${match[2] ?? ''}`) * 1000)
+  }
+  return undefined
 }
 
 /** The whole error answer in the caller's format. */
