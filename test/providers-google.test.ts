@@ -734,6 +734,22 @@ describe.each(DIALECTS)('Google providers on %s', (dialect) => {
     })
   })
 
+  test('a token Google revokes before it expires fails one call (401) and the next asks for a new one', async () => {
+    await openai.chat.completions.create({ model: VERTEX_GEMINI, messages: [{ role: 'user', content: 'hi' }] })
+    const issued = google.tokensIssued
+    google.revokeTokens()
+    const refused = await failureOf(() =>
+      openai.chat.completions.create({ model: VERTEX_GEMINI, messages: [{ role: 'user', content: 'hi' }] }),
+    )
+    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError)
+    expect(google.tokensIssued).toBe(issued)
+    for (const model of [VERTEX_GEMINI, VERTEX_CLAUDE]) {
+      const served = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      expect(served.choices[0]?.message.content?.length).toBeGreaterThan(0)
+    }
+    expect(google.tokensIssued).toBe(issued + 1)
+  })
+
   test('an access rule denying provider vertex refuses the call (403) without reaching Google', async () => {
     const denied = await h.org('growth')
     await h.services.organizations.addCredits(denied.orgId, 100)
@@ -770,8 +786,8 @@ describe.each(DIALECTS)('Google providers on %s', (dialect) => {
     expect(gemini.status).toBe(200)
   })
 
-  test("after every call above: one token for the service account, and the caller's gw key never reached Google", () => {
-    expect(tokenRequestsOf(account.email).map((call) => call.status)).toEqual([200])
+  test("after every call above: one token for the service account (and one after Google revoked it), and the caller's gw key never reached Google", () => {
+    expect(tokenRequestsOf(account.email).map((call) => call.status)).toEqual([200, 200])
     for (const key of [org.apiKey, badOrg.apiKey])
       for (const call of google.calls) expect(JSON.stringify(call.headers)).not.toContain(key)
   })

@@ -92,6 +92,8 @@ export interface FakeGoogle {
   anthropic: FakeProvider
   /** Trusts a service account: the token endpoint verifies its assertions with this public key. */
   trust(clientEmail: string, publicKey: KeyObject | string): void
+  /** Revokes every access token issued so far, as rotating an account's key does: each is a 401 from then on. */
+  revokeTokens(): void
   close(): Promise<void>
 }
 
@@ -763,6 +765,9 @@ export async function startFakeGoogle(
     anthropic,
     trust(clientEmail, publicKey) {
       accounts.set(clientEmail, typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey)
+    },
+    revokeTokens() {
+      for (const issuedToken of tokens.keys()) tokens.set(issuedToken, 0)
     },
     async close() {
       await server.stop(true)

@@ -67,6 +67,8 @@ export interface Upstream {
   url: string
   headers: Headers
   body?: string | Uint8Array
+  /** Called when the provider refuses the call's authentication (401): what it held for them (a token) is stale. */
+  unauthorized?: () => void
 }
 
 /**

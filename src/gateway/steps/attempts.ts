@@ -147,6 +147,7 @@ export class Attempts {
           { hold: undefined },
         )
         if (facts.hold) await this.releaseHold(facts)
+        if (httpStatus === 401) upstream.unauthorized?.()
         if (keyFailing(result.failure)) void deps.keyHealth.coolDown(key.id, coolDownMs(result.failure)).catch(() => undefined)
         if (!retryable(result.failure)) break
         if (tried.size < KEYS_PER_TRY && keys.some((candidate) => !tried.has(candidate.id))) continue

@@ -58,12 +58,14 @@ export const vertex: ProviderAdapter = {
       'content-type': 'application/json',
       authorization: `Bearer ${await tokens.token(account, fetch)}`,
     })
+    const unauthorized = () => tokens.forget(account)
     const models = `${credentials.baseUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`
-    if (!isClaude(model)) return { url: `${models}/google/models/${segment(model)}:${generateMethod(stream)}`, headers }
+    if (!isClaude(model))
+      return { url: `${models}/google/models/${segment(model)}:${generateMethod(stream)}`, headers, unauthorized }
     const method = stream ? 'streamRawPredict' : 'rawPredict'
     // Vertex takes Anthropic's beta features as Anthropic's API does, by header (Claude Code sends them).
     const betas = callerHeaders.get('anthropic-beta')
     if (betas) headers.set('anthropic-beta', betas)
-    return { url: `${models}/anthropic/models/${segment(model)}:${method}`, headers, body: claudeBody(body) }
+    return { url: `${models}/anthropic/models/${segment(model)}:${method}`, headers, body: claudeBody(body), unauthorized }
   },
 }

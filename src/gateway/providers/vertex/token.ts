@@ -26,6 +26,8 @@ interface Held {
   expiresAt: number
 }
 
+const accountKey = (account: ServiceAccount) => `${account.clientEmail}\n${account.privateKeyId ?? ''}\n${account.tokenUri}`
+
 const base64url = (value: string | Uint8Array): string => Buffer.from(value).toString('base64url')
 
 /** The signed assertion an access token is asked for with. */
@@ -56,7 +58,7 @@ export class AccessTokens {
   constructor(private readonly now: () => number = Date.now) {}
 
   async token(account: ServiceAccount, fetch: Fetch): Promise<string> {
-    const key = `${account.clientEmail}\n${account.privateKeyId ?? ''}\n${account.tokenUri}`
+    const key = accountKey(account)
     const held = this.held.get(key)
     if (held && held.expiresAt - REFRESH_BEFORE_MS > this.now()) return held.token
     let exchange = this.pending.get(key)
@@ -68,6 +70,14 @@ export class AccessTokens {
     if (this.held.size >= MAX_ACCOUNTS) this.held.clear()
     this.held.set(key, fresh)
     return fresh.token
+  }
+
+  /**
+   * Forgets an account's token, so the next call asks for another: Google refused it before it expired
+   * (the account's key was revoked or rotated, its token with it).
+   */
+  forget(account: ServiceAccount): void {
+    this.held.delete(accountKey(account))
   }
 
   private async exchange(account: ServiceAccount, fetch: Fetch): Promise<Held> {
