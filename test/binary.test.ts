@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +10,8 @@ import { Webhook as Verifier } from 'standardwebhooks'
 import { VERSION } from '../src/version'
 import { BROWSER_TEST_MS, browserAvailable, launchChromium, openPage, shot } from './support/console'
 import { startFakeA2aAgent } from './support/fake-a2a-agent'
+import { BEDROCK_MODELS, BEDROCK_TEXT, startFakeBedrock } from './support/fake-aws-azure'
+import { GEMINI_TEXT, serviceAccountKeyFile, startFakeGoogle } from './support/fake-google'
 import { startFakeMcpServer } from './support/fake-mcp-server'
 import { type FakeProvider, startFakeProvider } from './support/fake-provider'
 import { startOtlpReceiver } from './support/otlp-receiver'
@@ -442,6 +445,73 @@ describe('the compiled binary', () => {
       expect(collector.spans.some((candidate) => candidate.parentSpanId === span.spanId)).toBe(true)
     } finally {
       await collector.stop()
+    }
+  })
+
+  test("reaches Bedrock (signed with AWS's signer, streams framed by AWS's codec), Gemini and Vertex (a service account's token), and serves Google's SDK route", async () => {
+    const aws = { id: 'AKIAFAKEBINARY000001', secret: 'binary-secret-access-key-0000000001' }
+    const bedrock = startFakeBedrock({ [aws.id]: { secretAccessKey: aws.secret } })
+    const google = await startFakeGoogle()
+    const cwd = mkdtempSync(join(work, 'providers-'))
+    try {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      const email = `binary@${google.project}.iam.gserviceaccount.com`
+      google.trust(email, publicKey)
+      const keyFile = join(cwd, 'service-account.json')
+      const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+      writeFileSync(keyFile, serviceAccountKeyFile(google, { clientEmail: email, privateKeyPem }))
+      const boot = run(['bootstrap', '--org', 'Providers', '--email', 'providers@acme.test'], { cwd })
+      const { orgId, apiKey } = JSON.parse(boot.stdout) as Record<string, string>
+      run(['credits', 'add', '--org', orgId as string, '--usd', '1'], { cwd })
+      const { server, base } = await serveFrom(cwd, {
+        AWS_ACCESS_KEY_ID: aws.id,
+        AWS_SECRET_ACCESS_KEY: aws.secret,
+        AWS_REGION: bedrock.region,
+        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url,
+        GEMINI_API_KEY: google.apiKey,
+        GEMINI_BASE_URL: google.url,
+        GOOGLE_APPLICATION_CREDENTIALS: keyFile,
+        GOOGLE_CLOUD_LOCATION: google.location,
+        GOOGLE_VERTEX_BASE_URL: google.url,
+      })
+      const call = (path: string, body: Record<string, unknown>) =>
+        fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      const chat = (model: string, stream = false) =>
+        call('/v1/chat/completions', { model, stream, messages: [{ role: 'user', content: 'hi' }] })
+      try {
+        for (const [model, provider, text] of [
+          [`bedrock/${BEDROCK_MODELS[0]}`, 'bedrock', BEDROCK_TEXT],
+          ['gemini-2.5-flash', 'gemini', GEMINI_TEXT],
+          ['vertex/gemini-2.5-flash', 'vertex', GEMINI_TEXT],
+        ] as const) {
+          const whole = await chat(model)
+          expect(whole.headers.get('gw-provider')).toBe(provider)
+          const answer = (await whole.json()) as { choices: Array<{ message: { content: string } }> }
+          expect(answer.choices[0]?.message.content).toBe(text.join(''))
+          const streamed = await chat(model, true)
+          expect(streamed.status).toBe(200)
+          const events = await streamed.text()
+          for (const piece of text) expect(events).toContain(JSON.stringify(piece))
+          expect(events.trimEnd()).toEndWith('data: [DONE]')
+        }
+        const generated = await call('/v1beta/models/gemini-2.5-flash:generateContent', {
+          contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+        })
+        expect(generated.status).toBe(200)
+        const candidates = ((await generated.json()) as { candidates: Array<{ content: { parts: Array<{ text: string }> } }> })
+          .candidates
+        expect(candidates[0]?.content.parts.map((part) => part.text).join('')).toBe(GEMINI_TEXT.join(''))
+        expect(google.tokensIssued).toBe(1)
+      } finally {
+        server.kill('SIGTERM')
+        await server.exited
+      }
+    } finally {
+      await Promise.all([bedrock.close(), google.close()])
     }
   })
 
