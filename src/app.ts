@@ -10,6 +10,7 @@ import { Vault } from './auth/vault'
 import { CallSettings } from './directory/call-settings'
 import { Chains, DEFAULT_FALLBACK_STATUSES, NEVER_FALLBACK_STATUSES } from './directory/chains'
 import { OrgConnections } from './directory/connections'
+import { PROVIDER_NAMES } from './directory/providers'
 import { Deliverer, type DelivererOptions, type DeliveryObserver } from './egress/deliverer'
 import { EgressPolicy } from './egress/policy'
 import type { ServiceUrls } from './egress/services'
@@ -20,7 +21,7 @@ import { dispatchHandler, providerApiHandler } from './gateway/entry'
 import { Gateway, type GatewayConfig } from './gateway/gateway'
 import { GatewayInfo } from './gateway/info'
 import type { MetaStore } from './gateway/meta/store'
-import { resolveModel } from './gateway/providers/registry'
+import { operatorConfigured, resolveModel } from './gateway/providers/registry'
 import type { RequestLog } from './gateway/request-log/request-log'
 import { type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
 import { AccessPolicies } from './governance/policies'
@@ -68,6 +69,8 @@ import { ownershipRoutes } from './modules/ownership/routes'
 import { OwnershipService } from './modules/ownership/service'
 import { providerKeyRoutes } from './modules/provider-keys/routes'
 import { ProviderKeysService } from './modules/provider-keys/service'
+import { providerRoutes } from './modules/providers/routes'
+import { ProvidersService } from './modules/providers/service'
 import { rateLimitRoutes } from './modules/rate-limits/routes'
 import { RateLimitRulesService } from './modules/rate-limits/service'
 import { relayedCallRoutes } from './modules/relayed-calls/routes'
@@ -238,6 +241,7 @@ export function createServices(deps: AppDeps) {
       call: (principal, path, request, bodyText) =>
         gateway.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined }),
       costOf: async (requestId) => (await deps.meta.get(requestId))?.meta.requestCost,
+      store: deps.store,
       now: deps.now,
     }),
     analytics: new AnalyticsService(deps.store, deps.now),
@@ -264,6 +268,11 @@ export function createServices(deps: AppDeps) {
     modelPrices: new ModelPricesService(deps.store, prices, deps.now),
     apiKeys: new ApiKeysService(deps.store, issuer, authenticator, deps.now),
     providerKeys,
+    /** The providers as an organisation sees them: of the operator's configuration, only which are configured. */
+    providers: new ProvidersService(
+      deps.store,
+      new Set(PROVIDER_NAMES.filter((name) => operatorConfigured(deps.gateway.providers, name))),
+    ),
     /** Which provider keys (and operator endpoints, `operatorKeyId`) are cooling down; `pickKey` chooses with it. */
     keyHealth,
     mcpConnections: new McpConnectionsView(deps.store),
@@ -472,6 +481,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     .use(dispatchRoutes(services.dispatch, services.providerApi, services.a2aRelay))
   // Registered in place, beside the chain: one more link in it is more than TypeScript can type (TS2589).
   app.use(untyped(toolRateRoutes(gate, services.toolRates)))
+  app.use(untyped(providerRoutes(gate, services.providers)))
   app.use(untyped(mcpRoutes(services.mcpGateway)))
   // Answers 404 without GW_METRICS_TOKEN: the main port may face the internet.
   app.get('/metrics', ({ request }) => metricsAnswer(deps.metrics, deps.metricsToken, request.headers.get('authorization')), {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Page } from 'playwright-core'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
 import { data } from './support/budgets'
 import {
@@ -9,7 +8,7 @@ import {
   MEMBER_EMAIL,
   openConsolePage,
   openPage,
-  shot,
+  shots,
   startConsoleWorld,
 } from './support/console'
 import { type FakeA2aAgent, startFakeA2aAgent } from './support/fake-a2a-agent'
@@ -54,25 +53,6 @@ interface AgentView {
 }
 
 const agents = async () => data<AgentView[]>(await world.h.request('GET', '/v1/a2a/agents', { token: world.ownerSession }))
-
-/** What the checks read in the page, typed here: the tests are compiled without the DOM's types. */
-interface PageWindow {
-  innerWidth: number
-  document: { documentElement: { scrollWidth: number } }
-}
-
-/** Both widths the console is looked at in; the narrow one must not scroll sideways. */
-async function shots(page: Page, name: string) {
-  await shot(page, name)
-  await page.setViewportSize({ width: 420, height: 900 })
-  await shot(page, `${name}-narrow`)
-  const wider = await page.evaluate(() => {
-    const window = globalThis as unknown as PageWindow
-    return window.document.documentElement.scrollWidth - window.innerWidth
-  })
-  expect(wider, `${name} at 420 px`).toBeLessThanOrEqual(1)
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
 
 const rpc = (text: string, id: string) => ({
   jsonrpc: '2.0',

@@ -9,7 +9,7 @@ import {
   MEMBER_EMAIL,
   openConsolePage,
   openPage,
-  shot,
+  shots,
   startConsoleWorld,
 } from './support/console'
 import { type FakeMcpServer, startFakeMcpServer } from './support/fake-mcp-server'
@@ -52,25 +52,6 @@ interface Rule {
 const rules = async () => data<Rule[]>(await world.h.request('GET', '/v1/governance/access-rules', { token: world.ownerSession }))
 const defaults = async () =>
   data<Record<string, string>>(await world.h.request('GET', '/v1/governance/access-default', { token: world.ownerSession }))
-
-/** What the checks read in the page, typed here: the tests are compiled without the DOM's types. */
-interface PageWindow {
-  innerWidth: number
-  document: { documentElement: { scrollWidth: number } }
-}
-
-/** Both widths the console is looked at in; the narrow one must not scroll sideways. */
-async function shots(page: Page, name: string) {
-  await shot(page, name)
-  await page.setViewportSize({ width: 420, height: 900 })
-  await shot(page, `${name}-narrow`)
-  const wider = await page.evaluate(() => {
-    const window = globalThis as unknown as PageWindow
-    return window.document.documentElement.scrollWidth - window.innerWidth
-  })
-  expect(wider, `${name} at 420 px`).toBeLessThanOrEqual(1)
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
 
 const rule = (page: Page, text: string) => page.getByRole('listitem', { name: `Rule ${text}`, exact: true })
 const glob = (form: Locator) => form.getByLabel(/^Which \(a glob/)

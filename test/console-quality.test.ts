@@ -112,6 +112,7 @@ describe.skipIf(!browserAvailable)('every page of the console, in chromium', () 
         'Tool calls',
         'API keys',
         'Proxy keys',
+        'Providers',
         'Provider keys',
         'Members',
         'Roles',

@@ -10,7 +10,7 @@ import {
   MEMBER_EMAIL,
   openConsolePage,
   openPage,
-  shot,
+  shots,
   signIn,
   startConsoleWorld,
 } from './support/console'
@@ -44,21 +44,7 @@ const chains = async () =>
 
 /** What the checks read in the page, typed here: the tests are compiled without the DOM's types. */
 interface PageWindow {
-  innerWidth: number
-  document: { documentElement: { scrollWidth: number }; activeElement: unknown }
-}
-
-/** Both widths the console is looked at in; the narrow one must not scroll sideways. */
-async function shots(page: Page, name: string) {
-  await shot(page, name)
-  await page.setViewportSize({ width: 420, height: 900 })
-  await shot(page, `${name}-narrow`)
-  const wider = await page.evaluate(() => {
-    const window = globalThis as unknown as PageWindow
-    return window.document.documentElement.scrollWidth - window.innerWidth
-  })
-  expect(wider, `${name} at 420 px`).toBeLessThanOrEqual(1)
-  await page.setViewportSize({ width: 1280, height: 800 })
+  document: { activeElement: unknown }
 }
 
 const isFocused = (element: Locator) =>

@@ -297,6 +297,8 @@ export const GW_ROUTES: readonly CatalogueRoute[] = [
   ['GET', '/v1/gateway/fallback-chains/{chainId}/calls', 'traffic.read'],
   // Which MCP servers the built-in catalogue offers: the spec can switch one on by id, not list them.
   ['GET', '/v1/mcp/platform-servers', 'org.read'],
+  // Which providers an organisation can call, and with what: the spec stores provider keys, and lists neither providers nor models with prices.
+  ['GET', '/v1/gateway/providers', 'org.read'],
 ]
 
 const PERMISSION_BY_ROUTE: ReadonlyMap<string, Permission> = new Map(

@@ -14,6 +14,7 @@ import { Overview } from './overview'
 import { Prices } from './prices'
 import { Properties } from './properties'
 import { ProviderKeys } from './provider-keys'
+import { Providers } from './providers'
 import { ProxyKeys } from './proxy-keys'
 import { RateLimits } from './rate-limits'
 import { RelayedCalls } from './relayed-calls'
@@ -48,6 +49,7 @@ const PAGES: readonly PageEntry[] = [
   { hash: '#/tool-calls', title: 'Tool calls', group: 'Traffic', needs: 'traffic.read', show: () => <RelayedCalls /> },
   { hash: '#/keys', title: 'API keys', group: 'Access', show: (p) => <Keys canWrite={p.can('keys.write')} /> },
   { hash: '#/proxy-keys', title: 'Proxy keys', group: 'Access', show: (p) => <ProxyKeys {...p} /> },
+  { hash: '#/providers', title: 'Providers', group: 'Access', needs: 'org.read', show: (p) => <Providers {...p} /> },
   {
     hash: '#/provider-keys',
     title: 'Provider keys',

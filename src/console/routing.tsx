@@ -4,7 +4,7 @@ import type { RequestsById } from '../modules/traffic/model'
 import { api } from './api'
 import { EditAndDelete, EditableList, type FormDone, type ItemActions, ItemForm } from './editable-list'
 import { formatCount, formatMs, formatWhen } from './format'
-import { PROVIDER_KEYS_PATH, type ProviderKey } from './provider-keys'
+import { type ProviderKey, useProviderKeys } from './provider-keys'
 import { RequestDetail, type RequestView } from './request-detail'
 import { ErrorNote, fieldValue, type PageProps, useAction } from './ui'
 
@@ -14,7 +14,24 @@ type Triggers = Chain['on']
 type Retry = Chain['retry']
 type ChainCall = typeof ChainCallView.static
 type ChainProvider = NonNullable<ChainInput['steps'][number]['provider']>
-const PROVIDERS: readonly ChainProvider[] = ['openai', 'anthropic']
+/** Every provider a step may name; a record, so the compiler says when the API's list grows and this one did not. */
+const STEP_PROVIDERS: Record<ChainProvider, true> = {
+  openai: true,
+  anthropic: true,
+  gemini: true,
+  vertex: true,
+  bedrock: true,
+  azure: true,
+  mistral: true,
+  groq: true,
+  deepseek: true,
+  xai: true,
+  together: true,
+  fireworks: true,
+  openrouter: true,
+  cerebras: true,
+}
+const PROVIDERS = Object.keys(STEP_PROVIDERS) as ChainProvider[]
 
 /**
  * What POST and PUT take (PUT replaces the chain whole, so what is left out goes back to the defaults),
@@ -112,19 +129,6 @@ export function Routing({ can }: PageProps) {
       />
     </section>
   )
-}
-
-/** The organisation's provider keys, to name a step's key by; only those who may manage keys can list them. */
-function useProviderKeys(allowed: boolean): ProviderKey[] | undefined {
-  const [keys, setKeys] = useState<ProviderKey[]>()
-  useEffect(() => {
-    if (!allowed) return
-    api<ProviderKey[]>('GET', PROVIDER_KEYS_PATH)
-      .then(setKeys)
-      // Without the list a step's key shows as its id, as it does for those who may not list them.
-      .catch(() => setKeys(undefined))
-  }, [allowed])
-  return keys
 }
 
 const keyText = (id: string, keys: ProviderKey[] | undefined) => {

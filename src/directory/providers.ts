@@ -33,7 +33,8 @@ export interface ProviderCredentials extends ConnectionSettings {
 }
 
 /** How a provider is called: its wire protocol, and how it is reached and authenticated. */
-export type ProviderKind = 'openai-compatible' | 'anthropic' | 'gemini' | 'vertex' | 'bedrock' | 'azure'
+export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'gemini', 'vertex', 'bedrock', 'azure'] as const
+export type ProviderKind = (typeof PROVIDER_KINDS)[number]
 
 export interface ProviderSpec {
   kind: ProviderKind

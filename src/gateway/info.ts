@@ -5,7 +5,7 @@ import { priceFor } from '../money/cost'
 import { type ModelPrice, PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
 import type { GatewayMeta, MetaStore } from './meta/store'
-import { PROVIDERS } from './providers/registry'
+import { operatorConfigured, PROVIDERS } from './providers/registry'
 
 const modelOf = (row: ModelPrice) => ({ id: row.model, object: 'model' as const, created: 0, owned_by: row.provider })
 
@@ -46,11 +46,7 @@ export class GatewayInfo {
   }
 
   private reachable() {
-    const usable = (name: ProviderName) => {
-      const credentials = this.deps.providers[name]
-      return credentials !== undefined && (Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials))
-    }
-    return PRICE_TABLE.filter((row) => usable(row.provider))
+    return PRICE_TABLE.filter((row) => operatorConfigured(this.deps.providers, row.provider))
   }
 
   /** Rates one of the caller's own requests; another organisation's request is not found. */

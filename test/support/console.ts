@@ -1,3 +1,4 @@
+import { expect } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
@@ -98,3 +99,32 @@ export async function openConsolePage(page: Page, baseUrl: string, link: string,
 }
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
+
+/** What the width check reads in the page, typed here: the tests are compiled without the DOM's types. */
+interface ScrollWindow {
+  innerWidth: number
+  document: { documentElement: { scrollWidth: number } }
+}
+
+/**
+ * A page as it is looked at: wide, and in a 420 px window that must not scroll sideways; in the dark
+ * theme too when asked. The page is left wide and light, as it was.
+ */
+export async function shots(page: Page, name: string, { dark = false }: { dark?: boolean } = {}): Promise<void> {
+  await shot(page, name)
+  await page.setViewportSize({ width: 420, height: 900 })
+  await shot(page, `${name}-narrow`)
+  const wider = await page.evaluate(() => {
+    const window = globalThis as unknown as ScrollWindow
+    return window.document.documentElement.scrollWidth - window.innerWidth
+  })
+  expect(wider, `${name} at 420 px`).toBeLessThanOrEqual(1)
+  if (dark) {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await shot(page, `${name}-narrow-dark`)
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await shot(page, `${name}-dark`)
+    await page.emulateMedia({ colorScheme: 'light' })
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+}

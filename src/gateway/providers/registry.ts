@@ -20,6 +20,15 @@ export const PROVIDERS: Record<ProviderName, ProviderAdapter> = {
   ...vendors,
 }
 
+/**
+ * Whether the operator's connection to a provider can be called: its key is set, or it is a self-hosted
+ * server that needs none (an OpenAI-compatible or Anthropic-compatible address of the operator's own).
+ */
+export function operatorConfigured(operator: OperatorProviders, name: ProviderName): boolean {
+  const credentials = operator[name]
+  return credentials !== undefined && (Boolean(credentials.apiKey) || !PROVIDERS[name].requiresKey(credentials))
+}
+
 export interface ResolvedModel {
   provider: ProviderAdapter
   /** The model id as callers name it at that provider (without a `provider/` prefix). */
@@ -80,9 +89,8 @@ export class ModelResolver {
   }
 
   private operatorServes(name: ProviderName, model: string): boolean {
-    const credentials = this.operator[name]
-    if (!credentials || (!credentials.apiKey && PROVIDERS[name].requiresKey(credentials))) return false
-    return !SERVES_BY_ALIAS_ONLY.has(name) || credentials.models?.[model] !== undefined
+    if (!operatorConfigured(this.operator, name)) return false
+    return !SERVES_BY_ALIAS_ONLY.has(name) || this.operator[name]?.models?.[model] !== undefined
   }
 
   private async orgServes(orgId: string, name: ProviderName, model: string): Promise<boolean> {

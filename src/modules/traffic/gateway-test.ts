@@ -1,6 +1,9 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
+import { isProviderName } from '../../directory/providers'
+import { badRequest, forbidden, notFound } from '../../errors'
 import type { DispatchPath } from '../../gateway/dispatch-routes'
+import type { Store } from '../../store/store'
 import type { GatewayTestInput } from './model'
 
 /** What the test needs of the gateway; the composition root wires it, so this module knows none of its files. */
@@ -9,6 +12,8 @@ export interface GatewayTestDeps {
   call(principal: Principal, path: DispatchPath, request: Request, bodyText: string): Promise<Response>
   /** The cost in USD the gateway reported for a call it served, while its metadata is kept. */
   costOf(requestId: string): Promise<number | undefined>
+  /** Where the organisation's provider keys are, for a test on one of them. */
+  store: Pick<Store, 'org'>
   now?: () => number
 }
 
@@ -30,9 +35,13 @@ export class GatewayTest {
   async run(principal: Principal, input: GatewayTestInput) {
     // traffic.read lets a key ask for the test; the call itself needs what a gateway call needs.
     requireGatewayScope(principal)
+    const { caller, model } =
+      input.providerKeyId === undefined
+        ? { caller: principal, model: input.model }
+        : await this.onKey(principal, input.providerKeyId, input.model)
     const path: DispatchPath = '/v1/chat/completions'
     const bodyText = JSON.stringify({
-      model: input.model,
+      model,
       messages: [{ role: 'user', content: input.prompt ?? 'ping' }],
       max_tokens: 16,
     })
@@ -42,7 +51,7 @@ export class GatewayTest {
       body: bodyText,
     })
     const started = this.now()
-    const response = await this.deps.call(principal, path, request, bodyText)
+    const response = await this.deps.call(caller, path, request, bodyText)
     const latencyMs = this.now() - started
     const text = await response.text()
     const requestId = response.headers.get('Gw-Id') ?? ''
@@ -51,12 +60,40 @@ export class GatewayTest {
       requestId,
       httpStatus: response.status,
       provider: response.headers.get('Gw-Provider') ?? 'unknown',
-      model: response.headers.get('Gw-Model') ?? input.model,
+      model: response.headers.get('Gw-Model') ?? model,
       gatewayMode: response.headers.get('Gw-Gateway-Mode') ?? 'passthrough',
       latencyMs,
       cost: (await this.deps.costOf(requestId)) ?? null,
+      answer: response.ok ? answerText(text) : null,
       error: response.ok ? null : errorMessage(text, response.status),
     }
+  }
+
+  /**
+   * A test on one of the organisation's own keys is made as a proxy key bound to it: the call runs on
+   * that key or fails, never on another key or the operator's. A model named without a provider is the
+   * key's provider's; one naming another provider could not run on the key, and is refused before any call.
+   */
+  private async onKey(principal: Principal, keyId: string, requested: string) {
+    if (principal.boundProviderKeyId !== undefined && principal.boundProviderKeyId !== keyId)
+      throw forbidden('this proxy key makes calls on its own provider key only')
+    const key = await this.deps.store.org(principal.orgId).providerKeys.get(keyId)
+    if (!key) throw notFound('provider key')
+    const named = requested.slice(0, Math.max(requested.indexOf('/'), 0))
+    if (isProviderName(named) && named !== key.provider)
+      throw badRequest(`provider key ${key.id} is a ${key.provider} key; model ${requested} is served by ${named}`)
+    const model = isProviderName(named) ? requested : `${key.provider}/${requested}`
+    return { caller: { ...principal, boundProviderKeyId: key.id }, model }
+  }
+}
+
+/** The reply's text, from the chat completion the test's path answers with (whatever the provider's own format). */
+function answerText(text: string): string | null {
+  try {
+    const content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content
+    return typeof content === 'string' ? content : null
+  } catch {
+    return null
   }
 }
 

@@ -154,8 +154,21 @@ export const SessionAnnotations = t.Object({
 
 export const GatewayTestBody = t.Object(
   {
-    model: t.String({ minLength: 1, maxLength: 200, description: 'as a gateway call names it, e.g. gpt-4o or openai/llama3' }),
+    model: t.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'as a gateway call names it: a bare name the catalogue knows (gpt-4o), or <provider>/<model> for any provider (groq/llama-3.3-70b-versatile)',
+    }),
     prompt: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: '"ping" by default' })),
+    providerKeyId: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "one of the organization's own provider keys: the call runs on it alone, as a proxy key bound to it would; a model named without a provider goes to the key's",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -170,5 +183,6 @@ export const GatewayTestResult = t.Object({
   gatewayMode: t.String(),
   latencyMs: t.Number(),
   cost: Nullable.number,
+  answer: Maybe(t.String({ description: "the model's reply, when it answered with text" })),
   error: Nullable.string,
 })

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm'
+import { count, desc, eq } from 'drizzle-orm'
 import type { ProviderName } from '../../directory/providers'
 import type { Database } from '../database'
 import type { ConnectionSettings } from '../json-columns'
@@ -55,6 +55,14 @@ export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } 
         .from(providerKeys)
         .where(key.where(eq(providerKeys.provider, provider)))
         .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
+    },
+    /** How many keys the organisation has of each provider it has any of; the keys themselves stay unread. */
+    async countsByProvider(): Promise<Array<{ provider: ProviderKeyRecord['provider']; keys: number }>> {
+      return orm
+        .select({ provider: providerKeys.provider, keys: count() })
+        .from(providerKeys)
+        .where(key.where())
+        .groupBy(providerKeys.provider)
     },
     async update(
       id: string,
