@@ -460,6 +460,81 @@ describe.each(DIALECTS)('AWS Bedrock, Azure OpenAI and Mistral through gw on %s'
       expect(call?.body.model).toBe('mistral-small-latest')
     })
 
+    test("Mistral: a conversation whose tool calls another provider named (OpenAI's, Anthropic's ids) reaches it with ids of nine letters and digits, each call still paired with its result", async () => {
+      const conversations = [
+        {
+          via: 'openai',
+          send: () =>
+            openai.chat.completions.create({
+              model: 'mistral/mistral-small-latest',
+              tools: OPENAI_TOOLS,
+              messages: [
+                { role: 'user', content: 'Weather in Paris and Rome?' },
+                {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: CITIES.map((city, n) => ({
+                    id: `call_${'Xy'.repeat(10)}${n}`,
+                    type: 'function' as const,
+                    function: { name: 'get_weather', arguments: JSON.stringify(city) },
+                  })),
+                },
+                ...CITIES.map((city, n) => ({
+                  role: 'tool' as const,
+                  tool_call_id: `call_${'Xy'.repeat(10)}${n}`,
+                  content: JSON.stringify({ ...city, celsius: 21 }),
+                })),
+              ],
+            }),
+        },
+        {
+          via: 'anthropic',
+          send: () =>
+            anthropic.messages.create({
+              model: 'mistral/mistral-small-latest',
+              max_tokens: 64,
+              tools: ANTHROPIC_TOOLS,
+              messages: [
+                { role: 'user', content: 'Weather in Paris and Rome?' },
+                {
+                  role: 'assistant',
+                  content: CITIES.map((city, n) => ({
+                    type: 'tool_use' as const,
+                    id: `toolu_01${'Ab'.repeat(11)}${n}`,
+                    name: 'get_weather',
+                    input: city,
+                  })),
+                },
+                {
+                  role: 'user',
+                  content: CITIES.map((city, n) => ({
+                    type: 'tool_result' as const,
+                    tool_use_id: `toolu_01${'Ab'.repeat(11)}${n}`,
+                    content: JSON.stringify({ ...city, celsius: 21 }),
+                  })),
+                },
+              ],
+            }),
+        },
+      ]
+      for (const conversation of conversations) {
+        const since = mistral.calls.length
+        await conversation.send()
+        const [call] = mistral.calls.slice(since)
+        expect({ via: conversation.via, status: call?.status }).toEqual({ via: conversation.via, status: 200 })
+        const messages = call?.body.messages as Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>
+        const callIds = messages.flatMap((message) => message.tool_calls?.map((one) => one.id) ?? [])
+        const resultIds = messages.flatMap((message) => (message.tool_call_id ? [message.tool_call_id] : []))
+        expect(callIds).toHaveLength(2)
+        for (const id of callIds) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/)
+        expect(new Set(callIds).size).toBe(2)
+        expect(resultIds).toEqual(callIds)
+        expect(toolTurnSent(mistral)).toEqual(
+          CITIES.map((city, n) => ({ ...city, answer: JSON.stringify({ ...city, celsius: 21 }), n })),
+        )
+      }
+    })
+
     test("no vendor ever received the caller's gw key", () => {
       for (const fake of [bedrock, azure, mistral])
         for (const call of fake.calls) expect(JSON.stringify(call.headers)).not.toContain(org.apiKey)

@@ -44,6 +44,8 @@ export interface ProviderSpec {
   defaultBaseUrl: string
   /** An OpenAI-compatible server that refuses `stream_options` (and reports a stream's usage at its end anyway). */
   noStreamOptions?: true
+  /** An OpenAI-compatible server that refuses a tool call id other than nine letters and digits. */
+  nineCharacterToolCallIds?: true
 }
 
 /** The OpenAI-compatible vendors gw knows by name: their API at their own address, a bearer key. */
@@ -56,7 +58,7 @@ const openaiCompatible = (label: string, defaultBaseUrl: string, extra: Partial<
 
 /** The OpenAI-compatible vendors besides OpenAI itself: each on with `<NAME>_API_KEY`, at `<NAME>_BASE_URL`. */
 const VENDORS = {
-  mistral: openaiCompatible('Mistral', 'https://api.mistral.ai/v1', { noStreamOptions: true }),
+  mistral: openaiCompatible('Mistral', 'https://api.mistral.ai/v1', { noStreamOptions: true, nineCharacterToolCallIds: true }),
   groq: openaiCompatible('Groq', 'https://api.groq.com/openai/v1'),
   deepseek: openaiCompatible('DeepSeek', 'https://api.deepseek.com/v1'),
   xai: openaiCompatible('xAI', 'https://api.x.ai/v1'),

@@ -1,7 +1,8 @@
-import { PROVIDERS_TABLE, VENDOR_NAMES, type VendorName } from '../../../directory/providers'
+import { PROVIDERS_TABLE, type ProviderSpec, VENDOR_NAMES, type VendorName } from '../../../directory/providers'
 import type { Usage } from '../../../money/usage'
 import { type SseEvent, SseParser } from '../../../util/sse'
 import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
+import { withNineCharacterToolCallIds } from './tool-call-ids'
 
 /**
  * OpenAI and every server that speaks its API (vLLM, Ollama, llama.cpp, ...): the base URL names the
@@ -134,13 +135,18 @@ function bearer(apiKey: string | undefined): Headers {
 
 /** OpenAI and every server that speaks its API: OpenAI itself, a self-hosted server, or a vendor by name. */
 function openaiCompatibleProvider(name: 'openai' | VendorName): ProviderAdapter {
-  const family = 'noStreamOptions' in PROVIDERS_TABLE[name] ? withoutStreamOptions : openaiFamily
+  const spec: ProviderSpec = PROVIDERS_TABLE[name]
+  const family = spec.noStreamOptions ? withoutStreamOptions : openaiFamily
   return {
     name,
     family: () => family,
     // vLLM, Ollama and llama.cpp usually run without a key; api.openai.com and the vendors never do.
     requiresKey: (credentials) => name !== 'openai' || new URL(credentials.baseUrl).hostname === 'api.openai.com',
-    upstream: async ({ path, credentials }) => ({ url: at(credentials.baseUrl, path), headers: bearer(credentials.apiKey) }),
+    async upstream({ path, credentials, body }) {
+      const upstream = { url: at(credentials.baseUrl, path), headers: bearer(credentials.apiKey) }
+      const renamed = spec.nineCharacterToolCallIds ? withNineCharacterToolCallIds(body) : undefined
+      return renamed === undefined ? upstream : { ...upstream, body: renamed }
+    },
   }
 }
 
