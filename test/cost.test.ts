@@ -49,6 +49,22 @@ describe('costNano (hand-computed figures)', () => {
     expect(costNano(sonnet, usage({ promptTokens: 200_000, completionTokens: 1_000 }))).toBe(615_000_000)
   })
 
+  test('a prompt over 200K tokens puts the whole Gemini 2.5 Pro request on long-context rates; 200K exactly does not', () => {
+    const pro = known('gemini', 'gemini-2.5-pro')
+    // 200,000 x 2,500 + 50,000 x 250 + 1,000 x 15,000
+    expect(costNano(pro, usage({ promptTokens: 250_000, cacheReadTokens: 50_000, completionTokens: 1_000 }))).toBe(527_500_000)
+    // 200,000 x 1,250 + 1,000 x 10,000
+    expect(costNano(pro, usage({ promptTokens: 200_000, completionTokens: 1_000 }))).toBe(260_000_000)
+  })
+
+  test('grok-4.3 with cache reads, and above 200K prompt tokens at its long-context rates', () => {
+    const grok = known('xai', 'grok-4.3')
+    // 600 x 1,250 + 400 x 200 + 500 x 2,500
+    expect(costNano(grok, usage({ promptTokens: 1_000, cacheReadTokens: 400, completionTokens: 500 }))).toBe(2_080_000)
+    // 200,001 x 2,500 + 1,000 x 5,000
+    expect(costNano(grok, usage({ promptTokens: 200_001, completionTokens: 1_000 }))).toBe(505_002_500)
+  })
+
   test('cache tokens fall back to the input price when the row has no cache price', () => {
     const bare: ModelPrice = {
       provider: 'openai',
@@ -93,6 +109,27 @@ describe('priceFor', () => {
     for (const [provider, model, family] of cases) expect(priceFor(provider, model)?.model).toBe(family)
   })
 
+  test("Gemini, Mistral and xAI ids resolve to their makers' rows: Vertex Gemini, -latest and dated aliases, retired Grok ids", () => {
+    const cases: [ModelPrice['provider'], string, string][] = [
+      ['gemini', 'gemini-2.5-pro', 'gemini-2.5-pro'],
+      ['vertex', 'gemini-2.5-pro', 'gemini-2.5-pro'],
+      ['vertex', 'gemini-3.1-pro-preview', 'gemini-3.1-pro-preview'],
+      ['mistral', 'mistral-large-latest', 'mistral-large'],
+      ['mistral', 'mistral-large-2512', 'mistral-large'],
+      ['mistral', 'mistral-medium-latest', 'mistral-medium'],
+      ['mistral', 'mistral-small-2603', 'mistral-small'],
+      ['mistral', 'codestral-latest', 'codestral'],
+      // xAI serves its retired ids as grok-4.3 and bills them so.
+      ['xai', 'grok-4-0709', 'grok-4.3'],
+      ['xai', 'grok-code-fast-1', 'grok-4.3'],
+    ]
+    for (const [provider, model, row] of cases) expect(priceFor(provider, model)?.model, model).toBe(row)
+    expect(priceFor('vertex', 'gemini-2.5-pro')).toBe(known('gemini', 'gemini-2.5-pro'))
+    // Mistral Large 2.1 keeps its own price, above the family's.
+    expect(priceFor('mistral', 'mistral-large-2411')?.inputNanoPerToken).toBe(2_000)
+    expect(priceFor('mistral', 'mistral-large-latest')?.inputNanoPerToken).toBe(500)
+  })
+
   test('an exact row beats the family its id would resolve to', () => {
     expect(priceFor('openai', 'gpt-4o-2024-05-13')?.inputNanoPerToken).toBe(5_000)
     expect(priceFor('openai', 'gpt-4o-2024-08-06')?.inputNanoPerToken).toBe(2_500)
@@ -112,6 +149,10 @@ describe('priceFor', () => {
       ['anthropic', 'claude-opus-4-6'],
       ['anthropic', 'claude-3-opus-20240229'],
       ['anthropic', 'claude-sonnet-4-5-20250929-extra'],
+      ['gemini', 'gemini-2.0-flash'],
+      ['mistral', 'ministral-8b-latest'],
+      ['deepseek', 'deepseek-chat'],
+      ['xai', 'grok-4.3-fast'],
     ]
     for (const [provider, model] of unknown) expect(priceFor(provider, model)).toBeUndefined()
   })

@@ -68,7 +68,7 @@ interface Target {
   /** The model the answer names: the one Azure and Mistral say served, the one called for Bedrock (Converse names none). */
   answerModel: string
   /** The price row the call is priced by, when there is one. */
-  pricedAs?: ['anthropic' | 'openai', string]
+  pricedAs?: ['anthropic' | 'openai' | 'mistral', string]
 }
 
 /** Every fake reports this usage (no cache unless asked), and callers in OpenAI's format see it as it is. */
@@ -107,6 +107,8 @@ const TARGETS: Target[] = [
     text: MISTRAL_TEXT.join(''),
     path: '/v1/chat/completions',
     answerModel: 'mistral-small-latest',
+    // `-latest` names the family: Mistral's own row prices it.
+    pricedAs: ['mistral', 'mistral-small'],
   },
 ]
 
