@@ -1,7 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHash, createHmac } from 'node:crypto'
+import { Hash } from '@smithy/hash-node'
+import { SignatureV4 } from '@smithy/signature-v4'
+import fc from 'fast-check'
 import { bedrockModelPath, signBedrockRequest } from '../src/gateway/providers/bedrock/sign'
-import { type Verdict, verifySigV4 } from './support/bedrock'
+import { queryOf, type Verdict, verifySigV4 } from './support/bedrock'
+import { FUZZ_SEEDS } from './support/fuzz-seeds'
 
 const NOW = Date.UTC(2026, 10, 26, 12, 0, 0)
 const now = () => NOW
@@ -46,7 +50,7 @@ describe('the path of a Converse call', () => {
 
 describe('signing a Bedrock request', () => {
   test('the signature headers: host, date, body hash, and a credential scoped to the region and "bedrock"', async () => {
-    const headers = await signed()
+    const headers = signed()
     expect(headers.get('host')).toBe(`localhost:${server.port}`)
     expect(headers.get('x-amz-date')).toBe('20261126T120000Z')
     expect(headers.get('x-amz-content-sha256')).toBe(createHash('sha256').update(BODY).digest('hex'))
@@ -59,7 +63,7 @@ describe('signing a Bedrock request', () => {
 
   test('the signature is the one AWS computes: the path encoded a second time in the canonical request', async () => {
     // An independent SigV4 over the same request, written out step by step as AWS documents it.
-    const headers = await signed()
+    const headers = signed()
     const hmac = (key: string | Buffer, text: string) => createHmac('sha256', key).update(text).digest()
     const hex = (text: string) => createHash('sha256').update(text).digest('hex')
     const signedNames = ['accept', 'content-type', 'host', 'x-amz-content-sha256', 'x-amz-date']
@@ -81,7 +85,7 @@ describe('signing a Bedrock request', () => {
   })
 
   test('temporary credentials send and sign their session token', async () => {
-    const headers = await signed({ credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' } })
+    const headers = signed({ credentials: { ...credentials, sessionToken: 'FwoGZXIvYXdzEXAMPLE' } })
     expect(headers.get('x-amz-security-token')).toBe('FwoGZXIvYXdzEXAMPLE')
     expect(headers.get('authorization')).toContain(';x-amz-security-token,')
     expect(await send(headers)).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
@@ -89,46 +93,127 @@ describe('signing a Bedrock request', () => {
 
   test('a Uint8Array body signs as its bytes', async () => {
     const bytes = new TextEncoder().encode(BODY)
-    const headers = await signed({ body: bytes })
+    const headers = signed({ body: bytes })
     expect(headers.get('x-amz-content-sha256')).toBe(createHash('sha256').update(BODY).digest('hex'))
+  })
+})
+
+/** The same request signed by AWS's own signer and hash: what gw's signature must equal. */
+async function awsSigned(request: Parameters<typeof signBedrockRequest>[0]): Promise<Record<string, string>> {
+  const url = new URL(request.url)
+  const headers: Record<string, string> = {}
+  for (const [name, value] of new Headers(request.headers)) headers[name] = value
+  headers.host = url.host
+  const signer = new SignatureV4({
+    credentials: request.credentials,
+    region: request.region,
+    service: 'bedrock',
+    sha256: Hash.bind(null, 'sha256'),
+  })
+  const signed = await signer.sign(
+    {
+      method: request.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port === '' ? {} : { port: Number(url.port) }),
+      path: url.pathname,
+      query: queryOf(url),
+      headers,
+      body: request.body,
+    },
+    { signingDate: new Date(request.now?.() ?? Date.now()) },
+  )
+  return signed.headers as Record<string, string>
+}
+
+const modelId = fc.oneof(
+  fc.constantFrom(
+    MODEL,
+    'anthropic.claude-3-haiku-20240307-v1:0',
+    'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2',
+  ),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+)
+const queryPart = fc.string({ unit: 'grapheme', maxLength: 8 })
+const requests = fc.record({
+  // The URL parser resolves `.` and `..`; AWS's signer drops the empty segments of `//`.
+  prefix: fc.constantFrom('', '/bedrock', '/a/./b/../c', '/x//y/'),
+  model: modelId,
+  stream: fc.boolean(),
+  query: fc.array(fc.tuple(queryPart, queryPart), { maxLength: 4 }),
+  body: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.uint8Array({ maxLength: 200 })),
+  region: fc.constantFrom('us-east-1', 'eu-central-2', 'ap-southeast-4'),
+  sessionToken: fc.option(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }), { nil: undefined }),
+  extraHeader: fc.option(fc.constantFrom('  two  spaces ', 'tab\there', 'plain'), { nil: undefined }),
+  at: fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2035, 0, 1) }),
+})
+
+describe("gw's signature is AWS's", () => {
+  test("random requests (model ids, path prefixes, queries, bodies, regions, session tokens) get exactly the headers AWS's signer writes", async () => {
+    for (const seed of FUZZ_SEEDS)
+      await fc.assert(
+        fc.asyncProperty(requests, async (draw) => {
+          const url = new URL(
+            `https://bedrock-runtime.${draw.region}.amazonaws.com${draw.prefix}${bedrockModelPath(draw.model, draw.stream)}`,
+          )
+          for (const [name, value] of draw.query) url.searchParams.append(name, value)
+          const request = {
+            url,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json',
+              ...(draw.extraHeader === undefined ? {} : { 'x-gw-extra': draw.extraHeader }),
+            },
+            body: draw.body,
+            credentials: { ...credentials, ...(draw.sessionToken === undefined ? {} : { sessionToken: draw.sessionToken }) },
+            region: draw.region,
+            now: () => draw.at,
+          }
+          const ours = Object.fromEntries(signBedrockRequest(request))
+          const theirs = Object.fromEntries(new Headers(await awsSigned(request)))
+          expect(ours).toEqual(theirs)
+        }),
+        { numRuns: 300, seed },
+      )
   })
 })
 
 describe('the fake server verifies what it received', () => {
   test('a request signed and sent as it is passes', async () => {
-    expect(await send(await signed())).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
+    expect(await send(signed())).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
   })
 
   test('a changed body fails', async () => {
-    expect(await send(await signed(), BODY.replace('hi', 'ho'))).toEqual({ ok: false, reason: 'the signature does not match' })
+    expect(await send(signed(), BODY.replace('hi', 'ho'))).toEqual({ ok: false, reason: 'the signature does not match' })
   })
 
   test('a changed signed header fails', async () => {
-    const headers = await signed()
+    const headers = signed()
     headers.set('accept', 'application/json')
     expect(await send(headers)).toEqual({ ok: false, reason: 'the signature does not match' })
   })
 
   test('another path (the model id encoded twice) fails', async () => {
     const twice = `/model/${encodeURIComponent(encodeURIComponent(MODEL))}/converse-stream`
-    expect(await send(await signed(), BODY, twice)).toEqual({ ok: false, reason: 'the signature does not match' })
+    expect(await send(signed(), BODY, twice)).toEqual({ ok: false, reason: 'the signature does not match' })
   })
 
   test('the wrong secret fails; an unknown access key fails', async () => {
-    const wrong = await signed({ credentials: { ...credentials, secretAccessKey: 'not-the-secret' } })
+    const wrong = signed({ credentials: { ...credentials, secretAccessKey: 'not-the-secret' } })
     expect(await send(wrong)).toEqual({ ok: false, reason: 'the signature does not match' })
-    const stranger = await signed({ credentials: { ...credentials, accessKeyId: 'AKIDSTRANGER' } })
+    const stranger = signed({ credentials: { ...credentials, accessKeyId: 'AKIDSTRANGER' } })
     expect(await send(stranger)).toEqual({ ok: false, reason: 'an unknown access key' })
   })
 
   test('another region fails', async () => {
-    expect(await send(await signed({ region: 'eu-west-1' }))).toEqual({ ok: false, reason: 'signed for the region eu-west-1' })
+    expect(await send(signed({ region: 'eu-west-1' }))).toEqual({ ok: false, reason: 'signed for the region eu-west-1' })
   })
 
   test('a stale date fails, and so does a date changed after signing', async () => {
-    const stale = await signed({ now: () => NOW - 10 * 60_000 })
+    const stale = signed({ now: () => NOW - 10 * 60_000 })
     expect(await send(stale)).toEqual({ ok: false, reason: 'the signature has expired' })
-    const moved = await signed()
+    const moved = signed()
     moved.set('x-amz-date', '20261126T120100Z')
     expect(await send(moved)).toEqual({ ok: false, reason: 'the signature does not match' })
   })

@@ -837,7 +837,7 @@ describe('the fakes refuse what the vendors refuse', () => {
     const path = bedrockModelPath(options.model ?? BEDROCK_PROFILE, options.stream ?? false)
     const text = JSON.stringify(body)
     const token = options.sessionToken === undefined ? AWS_SESSION_TOKEN : options.sessionToken
-    const headers = await signBedrockRequest({
+    const headers = signBedrockRequest({
       url: `${bedrock.url}${path}`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },

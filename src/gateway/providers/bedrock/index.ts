@@ -58,7 +58,7 @@ export const bedrock: ProviderAdapter = {
     if (!accessKeyId || !secretAccessKey || !region)
       throw new ApiError('bad_request', 'this Bedrock connection lacks its access key id, secret access key or region')
     const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream)}`
-    const headers = await signBedrockRequest({
+    const headers = signBedrockRequest({
       url,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json' },
