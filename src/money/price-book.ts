@@ -17,10 +17,23 @@ export interface PriceSource {
   priceOf(orgId: string, provider: ModelPrice['provider'], model: string): Promise<PricedModel | undefined>
 }
 
+/**
+ * The built-in table's answers, kept: the table never changes while gw runs, and a call would
+ * otherwise resolve its model (snapshot suffixes, a maker's row behind Bedrock's id) every time.
+ * Bounded by clearing it whole when a flood of unknown names fills it.
+ */
+const builtinAnswers = new Map<string, PricedModel | undefined>()
+const MAX_BUILTIN_ANSWERS = 4096
+
 /** The built-in table only: what an organisation without overrides pays. */
 export const builtinPrice = (provider: ModelPrice['provider'], model: string): PricedModel | undefined => {
+  const key = `${provider}\n${model}`
+  if (builtinAnswers.has(key)) return builtinAnswers.get(key)
+  if (builtinAnswers.size >= MAX_BUILTIN_ANSWERS) builtinAnswers.clear()
   const price = priceFor(provider, model)
-  return price && { price, source: 'builtin' }
+  const answer = price && { price, source: 'builtin' }
+  builtinAnswers.set(key, answer)
+  return answer
 }
 
 export const BUILTIN_PRICES: PriceSource = {

@@ -39,12 +39,31 @@ const ALGORITHM = 'AWS4-HMAC-SHA256'
  * servers do, so encoding it twice here would sign a path AWS never sees.
  */
 export function bedrockModelPath(modelId: string, stream: boolean): string {
-  return `/model/${uriEncode(modelId)}/${stream ? 'converse-stream' : 'converse'}`
+  return `/model/${encodedModelId(modelId)}/${stream ? 'converse-stream' : 'converse'}`
+}
+
+/**
+ * A pure function's answers, kept for the few inputs a deployment uses (its model ids, so its paths);
+ * cleared whole when a flood of others fills it, so memory stays bounded.
+ */
+function remembered(compute: (input: string) => string, max = 1024): (input: string) => string {
+  const known = new Map<string, string>()
+  return (input) => {
+    let answer = known.get(input)
+    if (answer === undefined) {
+      if (known.size >= max) known.clear()
+      answer = compute(input)
+      known.set(input, answer)
+    }
+    return answer
+  }
 }
 
 /** RFC 3986 encoding, as SigV4 wants it: everything but letters, digits and `-_.~`. */
 const uriEncode = (value: string): string =>
   encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
+const encodedModelId = remembered(uriEncode)
 
 const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest()
 const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex')
@@ -70,17 +89,18 @@ function signingKey(secretAccessKey: string, day: string, region: string): Buffe
  * every segment encoded once more (so the `%` of the path as sent becomes `%25`), as every AWS service
  * but S3 reads it.
  */
-function canonicalPath(path: string): string {
+const canonicalPath = remembered((path) => {
   const segments = path
     .split('/')
     .filter((segment) => segment !== '')
     .map(uriEncode)
   const trailing = segments.length > 0 && path.endsWith('/') ? '/' : ''
   return `/${segments.join('/')}${trailing}`
-}
+})
 
 /** The query's names and values encoded, sorted by name and then value (not as `name=value` strings: `a-b` sorts before `a=`). */
 function canonicalQuery(url: URL): string {
+  if (url.search === '') return ''
   const pairs: [string, string][] = []
   for (const [name, value] of url.searchParams) pairs.push([uriEncode(name), uriEncode(value)])
   pairs.sort(([a, x], [b, y]) => (a === b ? compare(x, y) : compare(a, b)))
@@ -101,8 +121,18 @@ const canonicalValue = (value: string): string =>
         .replace(/^ | $/g, '')
     : value
 
-/** `20261126T120000Z`: the request's time, to the second. */
-const amzDate = (at: number): string => new Date(at).toISOString().replace(/[-:]|\.\d{3}/g, '')
+let dateSecond = Number.NaN
+let dateText = ''
+
+/** `20261126T120000Z`: the request's time, to the second (written once a second, however many calls it signs). */
+function amzDate(at: number): string {
+  const second = Math.floor(at / 1000)
+  if (second !== dateSecond) {
+    dateSecond = second
+    dateText = new Date(second * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '')
+  }
+  return dateText
+}
 
 /**
  * The request's headers with its signature added: `host`, `x-amz-date`, `x-amz-content-sha256`, the
