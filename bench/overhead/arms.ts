@@ -6,21 +6,43 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { CONVERSE_BODY, chatBody, GENERATE_CONTENT_BODY, messagesBody, PLAIN_BODY, STREAM_BODY } from './calls'
 import type { Settings } from './config'
-import { gwBinary, gwEnv, gwHeaders, prepareOrg, startGw } from './gw'
+import {
+  AZURE_API_VERSION,
+  AZURE_DEPLOYMENT,
+  gwBinary,
+  gwEnv,
+  gwHeaders,
+  prepareOrg,
+  startGw,
+  VERTEX_LOCATION,
+  VERTEX_PROJECT,
+} from './gw'
 import { freePort, start, waitForHttp } from './processes'
 
 export const ARM_NAMES = ['direct', 'nginx', 'bun-proxy', 'gw', 'portkey'] as const
 export type ArmName = (typeof ARM_NAMES)[number]
 
+/** The formats the fake provider answers in (`fake-provider.ts`); `token` is its token endpoint, counted apart. */
+export type FakeRoute = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'vertex' | 'bedrock' | 'token'
+
 /** A server the load clients call: one of the suite's arms, or a variant of gw in `ab.ts`. */
 export interface Target {
   name: string
-  /** Where to POST a chat completion. */
+  /** Where to POST the plain call. */
   url: string
   headers: Record<string, string>
-  /** The process that serves it (for the direct arm, the fake provider); scenario (c) watches its CPU. */
+  /** The process that serves it (for a direct arm, the fake provider); scenario (c) watches its CPU. */
   pid: number
+  /** The plain call's body; the suite's chat completion when absent. */
+  body?: string
+  /** The streamed call, when it is not the suite's streamed chat completion at `url`. */
+  stream?: { url: string; body: string }
+  /** What a whole stream holds last in the caller's format; OpenAI's `data: [DONE]` when absent. */
+  streamEnd?: string
+  /** The fake provider's format the target must reach; any when absent. */
+  reaches?: FakeRoute
 }
 
 export interface Arm extends Target {
@@ -146,6 +168,142 @@ export const directArm = (fakePort: number, fakePid: number): Arm => ({
   headers: PROVIDER_HEADERS,
   pid: fakePid,
 })
+
+/** What a caller in each format sends and how its stream ends: the same two-word prompt in each. */
+interface CallerFormat {
+  /** The plain and streamed calls' path and body for a model; the path is relative to the server. */
+  plain(model: string): { path: string; body: string }
+  stream(model: string): { path: string; body: string }
+  streamEnd: string
+}
+
+const modelPath = (model: string, method: string) => `/v1beta/models/${encodeURIComponent(model)}:${method}`
+
+const CALLERS = {
+  openai: {
+    plain: (model) => ({ path: PATH, body: chatBody(model, false) }),
+    stream: (model) => ({ path: PATH, body: chatBody(model, true) }),
+    streamEnd: 'data: [DONE]',
+  },
+  anthropic: {
+    plain: (model) => ({ path: '/v1/messages', body: messagesBody(model, false) }),
+    stream: (model) => ({ path: '/v1/messages', body: messagesBody(model, true) }),
+    streamEnd: 'event: message_stop',
+  },
+  gemini: {
+    plain: (model) => ({ path: modelPath(model, 'generateContent'), body: GENERATE_CONTENT_BODY }),
+    stream: (model) => ({ path: modelPath(model, 'streamGenerateContent?alt=sse'), body: GENERATE_CONTENT_BODY }),
+    // Google's stream has no closing event: the chunk that says why the model stopped is the last.
+    streamEnd: '"finishReason":"STOP"',
+  },
+} satisfies Record<string, CallerFormat>
+
+type Caller = keyof typeof CALLERS
+
+/**
+ * The ways through gw `ab.ts` measures, each a caller's format and the provider the model leads to:
+ * `openai-openai` and `openai-azure` pass the body through, the others translate it through gw's
+ * canonical call. Translated arms name their provider (`<provider>/<model>`), so every one of them
+ * resolves its model the same way; the passthrough arm names the bare model, as the suite always has.
+ */
+export const GW_ARMS = {
+  'openai-openai': { caller: 'openai', model: 'gpt-4o', reaches: 'openai' },
+  'openai-azure': { caller: 'openai', model: 'azure/gpt-4o', reaches: 'azure' },
+  'openai-anthropic': { caller: 'openai', model: 'anthropic/claude-sonnet-4-5', reaches: 'anthropic' },
+  'openai-gemini': { caller: 'openai', model: 'gemini/gemini-2.5-flash', reaches: 'gemini' },
+  'openai-vertex': { caller: 'openai', model: 'vertex/gemini-2.5-flash', reaches: 'vertex' },
+  'openai-bedrock': { caller: 'openai', model: 'bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0', reaches: 'bedrock' },
+  'anthropic-gemini': { caller: 'anthropic', model: 'gemini/gemini-2.5-flash', reaches: 'gemini' },
+  'gemini-openai': { caller: 'gemini', model: 'gpt-4o', reaches: 'openai' },
+} satisfies Record<string, { caller: Caller; model: string; reaches: Exclude<FakeRoute, 'token'> }>
+
+export type GwArmName = keyof typeof GW_ARMS
+export const isGwArmName = (name: string): name is GwArmName => Object.hasOwn(GW_ARMS, name)
+
+/** An arm through a running gw: its caller's format at gw's address, with the organisation's key. */
+export function gwTarget(name: string, arm: GwArmName, gwPort: number, apiKey: string, pid: number): Target {
+  const { caller, model, reaches } = GW_ARMS[arm]
+  const format: CallerFormat = CALLERS[caller]
+  const at = (call: { path: string; body: string }) => ({ url: `http://127.0.0.1:${gwPort}${call.path}`, body: call.body })
+  const plain = at(format.plain(model))
+  return {
+    name,
+    url: plain.url,
+    body: plain.body,
+    stream: at(format.stream(model)),
+    headers: gwHeaders(apiKey),
+    pid,
+    streamEnd: format.streamEnd,
+    reaches,
+  }
+}
+
+export const directName = (route: Exclude<FakeRoute, 'token'>): string => (route === 'openai' ? 'direct' : `direct-${route}`)
+
+/**
+ * The fake provider called directly in one of its formats, as that provider's SDK would call it: the
+ * floor a gw arm reaching that format is compared with. Bedrock's call goes unsigned and Vertex's with
+ * a made-up token (the fake checks neither), so what signing and tokens cost shows on gw's side only.
+ * The OpenAI one is the suite's `direct` arm.
+ */
+export function directTarget(route: Exclude<FakeRoute, 'token'>, fakePort: number, fakePid: number): Target {
+  const fake = `http://127.0.0.1:${fakePort}`
+  const target = (
+    plain: { url: string; body: string },
+    stream: { url: string; body: string },
+    streamEnd: string,
+    headers = {},
+  ) => ({
+    name: directName(route),
+    url: plain.url,
+    body: plain.body,
+    stream,
+    streamEnd,
+    headers: { 'content-type': 'application/json', ...headers },
+    pid: fakePid,
+    reaches: route,
+  })
+  const google = (base: string, model: string, headers: Record<string, string>) =>
+    target(
+      { url: `${base}/${model}:generateContent`, body: GENERATE_CONTENT_BODY },
+      { url: `${base}/${model}:streamGenerateContent?alt=sse`, body: GENERATE_CONTENT_BODY },
+      CALLERS.gemini.streamEnd,
+      headers,
+    )
+  switch (route) {
+    case 'openai':
+      return target({ url: `${fake}${PATH}`, body: PLAIN_BODY }, { url: `${fake}${PATH}`, body: STREAM_BODY }, 'data: [DONE]', {
+        authorization: PROVIDER_HEADERS.authorization,
+      })
+    case 'azure': {
+      const url = `${fake}/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions?api-version=${AZURE_API_VERSION}`
+      return target({ url, body: PLAIN_BODY }, { url, body: STREAM_BODY }, 'data: [DONE]', { 'api-key': 'bench-azure-key' })
+    }
+    case 'anthropic':
+      return target(
+        { url: `${fake}/v1/messages`, body: messagesBody('claude-sonnet-4-5', false) },
+        { url: `${fake}/v1/messages`, body: messagesBody('claude-sonnet-4-5', true) },
+        CALLERS.anthropic.streamEnd,
+        { 'x-api-key': 'sk-ant-bench-operator', 'anthropic-version': '2023-06-01' },
+      )
+    case 'gemini':
+      return google(`${fake}/v1beta/models`, 'gemini-2.5-flash', { 'x-goog-api-key': 'AIzaBenchOperator' })
+    case 'vertex':
+      return google(
+        `${fake}/v1/projects/${VERTEX_PROJECT}/locations/${VERTEX_LOCATION}/publishers/google/models`,
+        'gemini-2.5-flash',
+        { authorization: 'Bearer ya29.bench-token' },
+      )
+    case 'bedrock': {
+      const model = `${fake}/model/${encodeURIComponent('anthropic.claude-sonnet-4-5-20250929-v1:0')}`
+      return target(
+        { url: `${model}/converse`, body: CONVERSE_BODY },
+        { url: `${model}/converse-stream`, body: CONVERSE_BODY },
+        'messageStop',
+      )
+    }
+  }
+}
 
 export async function startArms(settings: Settings): Promise<Running> {
   const { port: fakePort, pid: fakePid } = await startFake(settings)

@@ -5,7 +5,7 @@
  * hence this client.
  */
 import type { Target } from './arms'
-import { PLAIN_BODY } from './calls'
+import { PLAIN_BODY, STREAM_BODY } from './calls'
 import type { Settings } from './config'
 import { addUse, type CpuUse, CpuWatch, type Watched } from './cpu'
 import { type Summary, summarize } from './stats'
@@ -33,10 +33,24 @@ interface Samples {
   cpu?: CpuUse
 }
 
-async function fire(arm: Target, scheduled: number, into: Samples): Promise<void> {
+/** Plain calls time the whole answer; streamed ones the whole stream, to its last byte. */
+export type CallMode = 'plain' | 'stream'
+
+interface Call {
+  url: string
+  headers: Record<string, string>
+  body: string
+}
+
+const callOf = (arm: Target, mode: CallMode): Call =>
+  mode === 'stream'
+    ? { url: arm.stream?.url ?? arm.url, headers: arm.headers, body: arm.stream?.body ?? STREAM_BODY }
+    : { url: arm.url, headers: arm.headers, body: arm.body ?? PLAIN_BODY }
+
+async function fire(call: Call, scheduled: number, into: Samples): Promise<void> {
   const sent = performance.now()
   try {
-    const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: PLAIN_BODY })
+    const response = await fetch(call.url, { method: 'POST', headers: call.headers, body: call.body })
     await response.arrayBuffer()
     const done = performance.now()
     if (response.status !== 200) {
@@ -51,7 +65,7 @@ async function fire(arm: Target, scheduled: number, into: Samples): Promise<void
   }
 }
 
-async function openLoop(arm: Target, rps: number, seconds: number, into: Samples): Promise<void> {
+async function openLoop(call: Call, rps: number, seconds: number, into: Samples): Promise<void> {
   const total = rps * seconds
   const interval = 1000 / rps
   const inFlight: Promise<void>[] = []
@@ -59,7 +73,7 @@ async function openLoop(arm: Target, rps: number, seconds: number, into: Samples
   let next = 0
   while (next < total) {
     const now = performance.now()
-    for (; next < total && start + next * interval <= now; next++) inFlight.push(fire(arm, start + next * interval, into))
+    for (; next < total && start + next * interval <= now; next++) inFlight.push(fire(call, start + next * interval, into))
     // Bun's timers have millisecond granularity and may wake a little early; rounding up keeps the
     // slack to about half a millisecond at a few percent of one core, where spinning would eat a core.
     if (next < total) await Bun.sleep(Math.max(1, Math.ceil(start + next * interval - performance.now())))
@@ -86,15 +100,17 @@ export async function runFixedRate<T extends Target>(
   arms: T[],
   settings: Settings['fixedRate'],
   hooks: FixedRateHooks<T>,
+  mode: CallMode = 'plain',
 ): Promise<Map<T['name'], FixedRateResult>> {
   const samples = new Map<T['name'], Samples>(arms.map((arm) => [arm.name, noSamples()]))
   for (let round = 0; round < settings.rounds; round++) {
     for (const arm of arms) {
       const into = samples.get(arm.name) as Samples
+      const call = callOf(arm, mode)
       const roundEnds = hooks.round?.(arm)
-      if (settings.warmupSeconds > 0) await openLoop(arm, settings.rps, settings.warmupSeconds, noSamples())
+      if (settings.warmupSeconds > 0) await openLoop(call, settings.rps, settings.warmupSeconds, noSamples())
       const cpu = new CpuWatch(hooks.watch(arm))
-      await openLoop(arm, settings.rps, settings.seconds, into)
+      await openLoop(call, settings.rps, settings.seconds, into)
       into.cpu = addUse(into.cpu, cpu.stop())
       roundEnds?.()
     }

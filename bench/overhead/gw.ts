@@ -1,7 +1,10 @@
 /**
  * gw as a user runs it: the compiled binary, its own data directory (SQLite request log), an
- * organisation made with the CLI, and the operator's OpenAI settings pointing at the fake provider.
+ * organisation made with the CLI, and the operator's OpenAI settings pointing at the fake provider
+ * (with `providersEnv`, every other provider's too).
  */
+import { generateKeyPairSync } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { run, start, waitForHttp } from './processes'
@@ -23,6 +26,66 @@ export function gwEnv(dataDir: string, port: number, fakePort: number): GwEnv {
     GW_LOG_LEVEL: 'warn',
     OPENAI_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
     OPENAI_API_KEY: 'sk-bench-operator',
+  }
+}
+
+/** Where the bench's Vertex and Azure connections point, as the direct arms call them too. */
+export const VERTEX_PROJECT = 'bench-project'
+export const VERTEX_LOCATION = 'us-central1'
+export const AZURE_DEPLOYMENT = 'prod-4o'
+export const AZURE_API_VERSION = '2024-10-21'
+
+let privateKeyPem: string | undefined
+
+/**
+ * A service account's key file whose token_uri is the fake provider's. gw signs its assertion with the
+ * key for real (the fake does not check it), so the key must be a real one; one is made per run.
+ */
+function serviceAccountFile(dir: string, fakeUrl: string): string {
+  privateKeyPem ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString()
+  const path = join(dir, 'vertex-service-account.json')
+  writeFileSync(
+    path,
+    JSON.stringify({
+      type: 'service_account',
+      project_id: VERTEX_PROJECT,
+      private_key_id: 'bench-key-1',
+      private_key: privateKeyPem,
+      client_email: 'bench@bench-project.iam.gserviceaccount.com',
+      token_uri: `${fakeUrl}/token`,
+    }),
+  )
+  return path
+}
+
+/**
+ * The operator's variables for every other provider gw reaches (Anthropic, the Gemini API, Vertex
+ * AI, Bedrock, Azure OpenAI), each pointing at the fake provider; the key file is written into `dir`.
+ * Added to `gwEnv` only when a run calls them, so a run of the OpenAI arm alone configures gw as before
+ * and a build that predates these providers starts with the same environment.
+ */
+export function providersEnv(dir: string, fakePort: number): GwEnv {
+  const fake = `http://127.0.0.1:${fakePort}`
+  return {
+    ANTHROPIC_API_KEY: 'sk-ant-bench-operator',
+    ANTHROPIC_BASE_URL: fake,
+    GEMINI_API_KEY: 'AIzaBenchOperator',
+    GEMINI_BASE_URL: fake,
+    AWS_ACCESS_KEY_ID: 'AKIABENCHOPERATOR000',
+    AWS_SECRET_ACCESS_KEY: 'bench-operator-secret',
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: fake,
+    GOOGLE_APPLICATION_CREDENTIALS: serviceAccountFile(dir, fake),
+    GOOGLE_CLOUD_PROJECT: VERTEX_PROJECT,
+    GOOGLE_CLOUD_LOCATION: VERTEX_LOCATION,
+    GOOGLE_VERTEX_BASE_URL: fake,
+    AZURE_OPENAI_API_KEY: 'bench-azure-key',
+    AZURE_OPENAI_ENDPOINT: fake,
+    AZURE_OPENAI_API_VERSION: AZURE_API_VERSION,
+    // The bench's callers name gpt-4o; Azure serves it under the deployment's name.
+    AZURE_OPENAI_DEPLOYMENTS: `gpt-4o=${AZURE_DEPLOYMENT}`,
   }
 }
 

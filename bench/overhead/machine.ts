@@ -5,22 +5,26 @@ import { join } from 'node:path'
 import { portkeyDir } from './arms'
 import { gwBinary } from './gw'
 
-export interface MachineFacts {
+/** What the machine is and how busy it was: enough for a run that starts only gw and Bun's own servers. */
+export interface HostFacts {
   cpu: string
   cores: number
   memoryGiB: number
   kernel: string
   debian: string
   bun: string
+  loadAtStart: string
+  /** Share of all cores busy during one second before the run started anything: other people's work. */
+  busyBeforeStart: number
+}
+
+export interface MachineFacts extends HostFacts {
   node: string
   nginx: string
   wrk: string
   portkey: string
   honoNodeServer: string
   gw: string
-  loadAtStart: string
-  /** Share of all cores busy during one second before the suite started anything: other people's work. */
-  busyBeforeStart: number
 }
 
 /** First line a program prints about itself, from stdout or stderr (nginx -v and wrk -v differ). */
@@ -53,7 +57,7 @@ async function busyShare(ms: number): Promise<number> {
   return (after.busy - before.busy) / Math.max(1, after.total - before.total)
 }
 
-export async function machineFacts(repoRoot: string): Promise<MachineFacts> {
+export async function hostFacts(): Promise<HostFacts> {
   return {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
@@ -61,13 +65,24 @@ export async function machineFacts(repoRoot: string): Promise<MachineFacts> {
     kernel: release(),
     debian: readFileSync('/etc/debian_version', 'utf8').trim(),
     bun: Bun.version,
+    loadAtStart: formatLoad(),
+    busyBeforeStart: await busyShare(1_000),
+  }
+}
+
+/** The line `ab.ts` prints before it starts anything. */
+export const describeHost = (f: HostFacts): string =>
+  `${f.cpu}, ${f.cores} cores, ${f.memoryGiB.toFixed(1)} GiB; Linux ${f.kernel}, Debian ${f.debian}; Bun ${f.bun}; load ${f.loadAtStart}; ${(f.busyBeforeStart * 100).toFixed(0)} % of the cores busy the second before`
+
+export async function machineFacts(repoRoot: string): Promise<MachineFacts> {
+  const host = await hostFacts()
+  return {
+    ...host,
     node: firstLine(['node', '--version']),
     nginx: firstLine(['nginx', '-v']).replace('nginx version: ', ''),
     wrk: firstLine(['wrk', '-v']).replace(/ Copyright.*/, ''),
     portkey: packageVersion(portkeyDir),
     honoNodeServer: packageVersion(join(import.meta.dir, 'node_modules', '@hono', 'node-server')),
     gw: firstLine([gwBinary(repoRoot), '--version']),
-    loadAtStart: formatLoad(),
-    busyBeforeStart: await busyShare(1_000),
   }
 }

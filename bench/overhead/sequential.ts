@@ -12,9 +12,16 @@ export interface SequentialTimings {
   firstByte: number[]
 }
 
+/**
+ * `orderOf` gives the arms' order in each block (`block` counts from 0); the order given, every block,
+ * when absent. An arm that always follows the same one inherits what that one leaves behind (a busy
+ * server's trailing work keeps the cores awake: on a VM, the next round trips skip the wake-ups), so
+ * `ab.ts`, with many arms, changes the order from block to block.
+ */
 export async function runSequential<T extends Target>(
   arms: T[],
   settings: Settings['sequential'],
+  orderOf: (block: number) => T[] = () => arms,
 ): Promise<Map<T['name'], SequentialTimings>> {
   const timings = new Map<T['name'], SequentialTimings>(arms.map((arm) => [arm.name, { plain: [], firstByte: [] }]))
   for (const arm of arms) {
@@ -23,9 +30,9 @@ export async function runSequential<T extends Target>(
       await timeFirstByte(arm)
     }
   }
-  for (let done = 0; done < settings.requests; done += settings.block) {
+  for (let done = 0, block = 0; done < settings.requests; done += settings.block, block++) {
     const size = Math.min(settings.block, settings.requests - done)
-    for (const arm of arms) {
+    for (const arm of orderOf(block)) {
       const into = timings.get(arm.name) as SequentialTimings
       for (let i = 0; i < size; i++) into.plain.push(await timePlain(arm))
       for (let i = 0; i < size; i++) into.firstByte.push(await timeFirstByte(arm))
