@@ -448,7 +448,7 @@ describe('the compiled binary', () => {
     }
   })
 
-  test("reaches Bedrock (signed with AWS's signer, streams framed by AWS's codec), Gemini and Vertex (a service account's token), and serves Google's SDK route", async () => {
+  test("reaches Bedrock (its signature checked by AWS's signer, streams framed by AWS's codec), Gemini and Vertex (a service account's token), and serves Google's SDK route", async () => {
     const aws = { id: 'AKIAFAKEBINARY000001', secret: 'binary-secret-access-key-0000000001' }
     const bedrock = startFakeBedrock({ [aws.id]: { secretAccessKey: aws.secret } })
     const google = await startFakeGoogle()
