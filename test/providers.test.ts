@@ -29,49 +29,54 @@ describe('the model registry', () => {
   }
 })
 
-describe('which provider serves a bare model name', () => {
-  type Keys = Partial<Record<string, Array<{ settings: { models?: Record<string, string> } | null }>>>
-  const resolverWith = (operator: Partial<OperatorProviders>, orgKeys: Keys = {}) =>
-    new ModelResolver(
-      { openai: { baseUrl: 'https://api.openai.com/v1' }, anthropic: { baseUrl: 'https://api.anthropic.com' }, ...operator },
-      { keysFor: async (_orgId, provider) => (orgKeys[provider] ?? []) as OrgProviderKey[] },
-    )
-  const providerFor = async (resolver: ModelResolver, model: string) => (await resolver.resolve('org', model)).provider.name
-  const gemini = { apiKey: 'g', baseUrl: 'https://generativelanguage.googleapis.com' }
-  const vertex = { apiKey: '{}', baseUrl: 'https://aiplatform.googleapis.com', project: 'p', location: 'global' }
+// The same answers whether the organisation's keys must be read or are in the cache already.
+for (const cache of ['cold', 'warm'] as const)
+  describe(`which provider serves a bare model name (${cache} key cache)`, () => {
+    type Keys = Partial<Record<string, Array<{ settings: { models?: Record<string, string> } | null }>>>
+    const resolverWith = (operator: Partial<OperatorProviders>, orgKeys: Keys = {}) =>
+      new ModelResolver(
+        { openai: { baseUrl: 'https://api.openai.com/v1' }, anthropic: { baseUrl: 'https://api.anthropic.com' }, ...operator },
+        {
+          keysFor: async (_orgId, provider) => (orgKeys[provider] ?? []) as OrgProviderKey[],
+          cachedKeysFor: (_orgId, provider) => (cache === 'warm' ? ((orgKeys[provider] ?? []) as OrgProviderKey[]) : undefined),
+        },
+      )
+    const providerFor = async (resolver: ModelResolver, model: string) => (await resolver.resolve('org', model)).provider.name
+    const gemini = { apiKey: 'g', baseUrl: 'https://generativelanguage.googleapis.com' }
+    const vertex = { apiKey: '{}', baseUrl: 'https://aiplatform.googleapis.com', project: 'p', location: 'global' }
 
-  test('the maker when the operator configured it, another that serves the name when only that one is', async () => {
-    expect(await providerFor(resolverWith({ gemini, vertex }), 'gemini-2.5-flash')).toBe('gemini')
-    expect(await providerFor(resolverWith({ vertex }), 'gemini-2.5-flash')).toBe('vertex')
-    // Nothing configured: the maker, whose call then says no key is configured.
-    expect(await providerFor(resolverWith({}), 'gemini-2.5-flash')).toBe('gemini')
-  })
+    test('the maker when the operator configured it, another that serves the name when only that one is', async () => {
+      expect(await providerFor(resolverWith({ gemini, vertex }), 'gemini-2.5-flash')).toBe('gemini')
+      expect(await providerFor(resolverWith({ vertex }), 'gemini-2.5-flash')).toBe('vertex')
+      // Nothing configured: the maker, whose call then says no key is configured.
+      expect(await providerFor(resolverWith({}), 'gemini-2.5-flash')).toBe('gemini')
+    })
 
-  test("the organisation's own keys first, the maker's before the others'", async () => {
-    expect(await providerFor(resolverWith({ gemini }, { vertex: [{ settings: null }] }), 'gemini-2.5-flash')).toBe('vertex')
-    expect(
-      await providerFor(resolverWith({}, { gemini: [{ settings: null }], vertex: [{ settings: null }] }), 'gemini-2.5-flash'),
-    ).toBe('gemini')
-  })
+    test("the organisation's own keys first, the maker's before the others'", async () => {
+      expect(await providerFor(resolverWith({ gemini }, { vertex: [{ settings: null }] }), 'gemini-2.5-flash')).toBe('vertex')
+      expect(
+        await providerFor(resolverWith({}, { gemini: [{ settings: null }], vertex: [{ settings: null }] }), 'gemini-2.5-flash'),
+      ).toBe('gemini')
+    })
 
-  test('Azure serves a bare name only where an alias maps it to a deployment', async () => {
-    const azure = { apiKey: 'a', baseUrl: 'https://acme.openai.azure.com', models: { 'gpt-4o': 'prod-4o' } }
-    const openaiKeyless = { openai: { baseUrl: 'https://api.openai.com/v1' } }
-    expect(await providerFor(resolverWith({ ...openaiKeyless, azure }), 'gpt-4o')).toBe('azure')
-    expect(await providerFor(resolverWith({ ...openaiKeyless, azure }), 'gpt-4o-mini')).toBe('openai')
-    expect(
-      await providerFor(resolverWith({}, { azure: [{ settings: { models: { 'gpt-4o-mini': 'mini' } } }] }), 'gpt-4o-mini'),
-    ).toBe('azure')
-  })
+    test('Azure serves a bare name only where an alias maps it to a deployment', async () => {
+      const azure = { apiKey: 'a', baseUrl: 'https://acme.openai.azure.com', models: { 'gpt-4o': 'prod-4o' } }
+      const openaiKeyless = { openai: { baseUrl: 'https://api.openai.com/v1' } }
+      expect(await providerFor(resolverWith({ ...openaiKeyless, azure }), 'gpt-4o')).toBe('azure')
+      expect(await providerFor(resolverWith({ ...openaiKeyless, azure }), 'gpt-4o-mini')).toBe('openai')
+      expect(
+        await providerFor(resolverWith({}, { azure: [{ settings: { models: { 'gpt-4o-mini': 'mini' } } }] }), 'gpt-4o-mini'),
+      ).toBe('azure')
+    })
 
-  test('a named provider is that one, whatever is configured; an unknown bare name is refused', async () => {
-    const resolver = resolverWith({ gemini })
-    expect(await providerFor(resolver, 'vertex/gemini-2.5-flash')).toBe('vertex')
-    expect(await providerFor(resolver, 'openrouter/anthropic/claude-sonnet-4.5')).toBe('openrouter')
-    expect((await resolver.resolve('org', 'openrouter/anthropic/claude-sonnet-4.5')).model).toBe('anthropic/claude-sonnet-4.5')
-    await expect(resolver.resolve('org', 'llama3')).rejects.toThrow('unknown model "llama3"')
+    test('a named provider is that one, whatever is configured; an unknown bare name is refused', async () => {
+      const resolver = resolverWith({ gemini })
+      expect(await providerFor(resolver, 'vertex/gemini-2.5-flash')).toBe('vertex')
+      expect(await providerFor(resolver, 'openrouter/anthropic/claude-sonnet-4.5')).toBe('openrouter')
+      expect((await resolver.resolve('org', 'openrouter/anthropic/claude-sonnet-4.5')).model).toBe('anthropic/claude-sonnet-4.5')
+      await expect(resolver.resolve('org', 'llama3')).rejects.toThrow('unknown model "llama3"')
+    })
   })
-})
 
 describe('usage as the providers report it', () => {
   test("a provider's nonsense counts become whole numbers within bounds, never a record the store refuses", () => {

@@ -23,6 +23,11 @@ export interface OrgKeySource {
   newestFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey | null>
   /** Every key of the organisation for a provider, newest first (none: an empty list). */
   keysFor(orgId: string, provider: ProviderName): Promise<OrgProviderKey[]>
+  /**
+   * The same list while it is cached, as it is held (not a copy), else undefined: for a reader that
+   * changes nothing and should not wait a turn of the event loop for what is already in memory.
+   */
+  cachedKeysFor(orgId: string, provider: ProviderName): readonly OrgProviderKey[] | undefined
   byId(orgId: string, id: string): Promise<OrgProviderKey | null>
 }
 
@@ -71,6 +76,10 @@ export class OrgConnections implements OrgKeySource {
     }
     // A copy: a caller that sorts or filters its list must not change the next caller's.
     return [...keys]
+  }
+
+  cachedKeysFor(orgId: string, provider: ProviderName): readonly OrgProviderKey[] | undefined {
+    return this.lists.get(byProviderKey(orgId, provider))
   }
 
   /** One key of the organisation, for a proxy key bound to it (every call of that key asks). */

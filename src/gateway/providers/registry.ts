@@ -1,5 +1,5 @@
 import { providersOf, SERVES_BY_ALIAS_ONLY } from '../../directory/catalogue'
-import type { OrgKeySource } from '../../directory/connections'
+import type { OrgKeySource, OrgProviderKey } from '../../directory/connections'
 import { isProviderName, type OperatorProviders, type ProviderName } from '../../directory/providers'
 import { ApiError } from '../../errors'
 import { anthropic } from './anthropic'
@@ -71,30 +71,53 @@ export function resolveModel(requested: string): ResolvedModel {
 export class ModelResolver {
   constructor(
     private readonly operator: OperatorProviders,
-    private readonly orgKeys: Pick<OrgKeySource, 'keysFor'>,
+    private readonly orgKeys: Pick<OrgKeySource, 'keysFor' | 'cachedKeysFor'>,
   ) {}
 
-  async resolve(orgId: string, requested: string): Promise<ResolvedModel> {
+  /** Answered at once when nothing has to be read; a promise only when the organisation's keys must be. */
+  resolve(orgId: string, requested: string): ResolvedModel | Promise<ResolvedModel> {
     const explicit = named(requested)
     if (explicit) return explicit
     const candidates = providersOf(requested)
     const [maker] = candidates
-    if (!maker) throw unknownModel(requested)
+    if (!maker) return Promise.reject(unknownModel(requested))
     if (candidates.length === 1) return { provider: PROVIDERS[maker], model: requested }
-    // The organisation's own keys are read through the same short cache the call's keys are.
-    for (const name of candidates)
-      if (await this.orgServes(orgId, name, requested)) return { provider: PROVIDERS[name], model: requested }
-    const operator = candidates.find((name) => this.operatorServes(name, requested))
-    return { provider: PROVIDERS[operator ?? maker], model: requested }
+    return this.firstServing(orgId, requested, candidates, 0)
+  }
+
+  /**
+   * The first candidate, from `from` on, for which the organisation has keys of its own (read through
+   * the same short cache the call's keys are), else the first the operator configured, else the maker.
+   */
+  private firstServing(
+    orgId: string,
+    model: string,
+    candidates: readonly ProviderName[],
+    from: number,
+  ): ResolvedModel | Promise<ResolvedModel> {
+    for (let index = from; index < candidates.length; index++) {
+      const name = candidates[index] as ProviderName
+      const cached = this.orgKeys.cachedKeysFor(orgId, name)
+      if (cached === undefined)
+        return this.orgKeys
+          .keysFor(orgId, name)
+          .then((keys) =>
+            orgServes(name, model, keys)
+              ? { provider: PROVIDERS[name], model }
+              : this.firstServing(orgId, model, candidates, index + 1),
+          )
+      if (orgServes(name, model, cached)) return { provider: PROVIDERS[name], model }
+    }
+    const operator = candidates.find((name) => this.operatorServes(name, model))
+    return { provider: PROVIDERS[operator ?? (candidates[0] as ProviderName)], model }
   }
 
   private operatorServes(name: ProviderName, model: string): boolean {
     if (!operatorConfigured(this.operator, name)) return false
     return !SERVES_BY_ALIAS_ONLY.has(name) || this.operator[name]?.models?.[model] !== undefined
   }
-
-  private async orgServes(orgId: string, name: ProviderName, model: string): Promise<boolean> {
-    const keys = await this.orgKeys.keysFor(orgId, name)
-    return SERVES_BY_ALIAS_ONLY.has(name) ? keys.some((key) => key.settings?.models?.[model] !== undefined) : keys.length > 0
-  }
 }
+
+/** Whether an organisation's keys for a provider serve a model: any key does, except where only an alias can. */
+const orgServes = (name: ProviderName, model: string, keys: readonly OrgProviderKey[]): boolean =>
+  SERVES_BY_ALIAS_ONLY.has(name) ? keys.some((key) => key.settings?.models?.[model] !== undefined) : keys.length > 0

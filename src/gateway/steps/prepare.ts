@@ -61,7 +61,8 @@ export async function prepareModel(
   step?: ChainStep,
 ): Promise<Prepared> {
   const { route, read } = dispatch
-  const { provider, model } = await deps.models.resolve(known.principal.orgId, requested)
+  const resolving = deps.models.resolve(known.principal.orgId, requested)
+  const { provider, model } = resolving instanceof Promise ? await resolving : resolving
   let facts: CallFacts = { ...known, provider: provider.name, model }
   requireGatewayScope(facts.principal, { provider: provider.name, model })
   // Before anything is held or sent: a denied step is skipped like one the key may not reach.
