@@ -469,6 +469,7 @@ describe('Bedrock answers', () => {
   test('to an Anthropic caller: every block has its twin, and the usage splits the cache out again', () => {
     const message = fromAnthropic.response(converseAnswer()).body as AnthropicMessage
     expect(message.id).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect((fromAnthropic.response(converseAnswer()).body as AnthropicMessage).id).not.toBe(message.id)
     expect(message).toEqual({
       id: message.id,
       type: 'message',

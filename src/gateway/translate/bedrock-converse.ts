@@ -277,9 +277,12 @@ export const usageOfConverse = (usage: Record<string, unknown>): Usage =>
 
 /**
  * Converse answers carry no id (only the `x-amzn-RequestId` header, which a body reader does not
- * see), and callers' formats want one, so each answer is given a fresh one.
+ * see), and callers' formats want one, so each answer is given one: this process's random prefix and
+ * a count, unique across instances without drawing randomness for every answer.
  */
-const answerId = (): string => crypto.randomUUID().replaceAll('-', '')
+const ANSWER_ID_PREFIX = crypto.randomUUID().replaceAll('-', '').slice(0, 20)
+let answersNamed = 0
+const answerId = (): string => `${ANSWER_ID_PREFIX}${(++answersNamed).toString(16).padStart(12, '0')}`
 
 /** Bedrock sends its tool input as a JSON value; other formats take an object. */
 const inputObject = (input: unknown): Record<string, unknown> => (isRecord(input) ? input : {})

@@ -6,7 +6,7 @@
  * AWS's documents: a property test signs random requests both ways and requires the same headers, and
  * the fake Bedrock re-signs every request it receives with AWS's signer and AWS's hash.
  */
-import { createHash, createHmac } from 'node:crypto'
+import { createHmac, hash } from 'node:crypto'
 import { TtlCache } from '../../../util/ttl-cache'
 
 export interface AwsCredentials {
@@ -66,7 +66,8 @@ const uriEncode = (value: string): string =>
 const encodedModelId = remembered(uriEncode)
 
 const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest()
-const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex')
+/** One-shot: about half what a `createHash` object costs, and a call hashes twice. */
+const sha256Hex = (data: string | Uint8Array): string => hash('sha256', data, 'hex')
 
 /**
  * The day's signing key for a secret and region: four HMACs, the same all day, so derived once. Keyed
@@ -150,15 +151,10 @@ export function signBedrockRequest(request: BedrockRequest): Headers {
   headers['x-amz-content-sha256'] = payloadHash
   if (sessionToken) headers['x-amz-security-token'] = sessionToken
   const names = Object.keys(headers).sort()
+  let canonicalHeaders = ''
+  for (const name of names) canonicalHeaders += `${name}:${canonicalValue(headers[name] as string)}\n`
   const signedHeaders = names.join(';')
-  const canonicalRequest = [
-    request.method.toUpperCase(),
-    canonicalPath(url.pathname),
-    canonicalQuery(url),
-    `${names.map((name) => `${name}:${canonicalValue(headers[name] as string)}`).join('\n')}\n`,
-    signedHeaders,
-    payloadHash,
-  ].join('\n')
+  const canonicalRequest = `${request.method.toUpperCase()}\n${canonicalPath(url.pathname)}\n${canonicalQuery(url)}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`
   const scope = `${day}/${request.region}/${BEDROCK_SIGNING_NAME}/aws4_request`
   const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${sha256Hex(canonicalRequest)}`
   const signature = createHmac('sha256', signingKey(secretAccessKey, day, request.region))
