@@ -84,8 +84,8 @@ async function main(): Promise<void> {
   const afterRun = rssMiB(gw.pid)
 
   const coldStart = await scenario('(e) cold start', async () => {
-    const { fresh, existing } = await runColdStarts(settings, fakePort)
-    return { fresh: summarize(fresh), existing: summarize(existing) }
+    const { fresh, existing, bare } = await runColdStarts(settings, fakePort)
+    return { fresh: summarize(fresh), existing: summarize(existing), bare: summarize(bare) }
   })
   const burst = await scenario('(f) burst', () => runBurst(settings, fakePort))
 
