@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Chains, DEFAULT_FALLBACK_STATUSES } from '../src/directory/chains'
+import { Chains, DEFAULT_FALLBACK_STATUSES, type FallbackChain } from '../src/directory/chains'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 
 /**
@@ -457,6 +457,40 @@ describe.each(DIALECTS)('fallback chains on %s', (dialect) => {
       clock += 1_001
       await service.chainFor(org.orgId, 'smart')
       expect(reads).toBe(2)
+    })
+
+    test('once read, a chain is answered at once, without a promise; a forgotten organisation is read again', async () => {
+      const org = await h.org()
+      await data(await create(org, chainBody('smart')), 201)
+      const service = new Chains(h.store, () => clock)
+      const first = service.chainFor(org.orgId, 'smart')
+      expect(first).toBeInstanceOf(Promise)
+      expect((await first)?.matchModel).toBe('smart')
+      const held = service.chainFor(org.orgId, 'smart')
+      expect(held).not.toBeInstanceOf(Promise)
+      expect((held as FallbackChain | undefined)?.matchModel).toBe('smart')
+      expect(service.chainFor(org.orgId, 'other')).toBeUndefined()
+      service.forget(org.orgId)
+      expect(service.chainFor(org.orgId, 'smart')).toBeInstanceOf(Promise)
+    })
+
+    test('a read that fails is not kept: the next call reads again', async () => {
+      const org = await h.org()
+      let failing = true
+      const store = Object.create(h.store) as typeof h.store
+      store.org = (orgId: string) => {
+        const bound = h.store.org(orgId)
+        return new Proxy(bound, {
+          get: (target, name) =>
+            name === 'fallbackChains' && failing
+              ? { list: () => Promise.reject(new Error('database down')) }
+              : Reflect.get(target, name),
+        })
+      }
+      const service = new Chains(store, () => clock)
+      await expect(service.chainFor(org.orgId, 'smart') as Promise<unknown>).rejects.toThrow('database down')
+      failing = false
+      expect(await service.chainFor(org.orgId, 'smart')).toBeUndefined()
     })
   })
 })

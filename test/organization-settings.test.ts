@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { CallSettings } from '../src/directory/call-settings'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, loggedChat, type Org } from './support/harness'
 
@@ -96,5 +97,23 @@ describe('stored bodies follow the organisation settings', () => {
     expect(await h.store.requestBodies.get(org.orgId, recent)).toBeDefined()
     // The other organisation keeps the default 30 days.
     expect(await h.store.requestBodies.get(other.orgId, othersResponse.headers.get('gw-id') as string)).toBeDefined()
+  })
+})
+
+describe("the gateway's read of the call settings", () => {
+  test('read once, then answered at once without a promise, until the second is up or the settings change', async () => {
+    const own = await h.org()
+    const settings = new CallSettings(h.store, () => clock)
+    const first = settings.bodyPolicy(own.orgId)
+    expect(first).toBeInstanceOf(Promise)
+    // A new organisation keeps bodies, unredacted, and ends no stream with the frame unasked.
+    expect(await first).toEqual({ store: true, redact: false })
+    expect(settings.bodyPolicy(own.orgId)).toEqual({ store: true, redact: false })
+    expect(settings.streamMetaFrame(own.orgId)).toBe(false)
+    clock += 1_001
+    expect(settings.streamMetaFrame(own.orgId)).toBeInstanceOf(Promise)
+    await settings.streamMetaFrame(own.orgId)
+    settings.forget(own.orgId)
+    expect(settings.bodyPolicy(own.orgId)).toBeInstanceOf(Promise)
   })
 })

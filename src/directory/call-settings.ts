@@ -1,5 +1,6 @@
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
+import type { ValueOrPromise } from '../util/value-or-promise'
 
 /** What the request log does with a finished call's bodies: keep them or not, and redact personal data first. */
 export interface BodyPolicy {
@@ -9,13 +10,13 @@ export interface BodyPolicy {
 
 /** Where the request log finds an organisation's body policy. */
 export interface BodyPolicySource {
-  bodyPolicy(orgId: string): Promise<BodyPolicy>
+  bodyPolicy(orgId: string): ValueOrPromise<BodyPolicy>
 }
 
 /** What the gateway reads of an organisation's settings on a call. */
 export interface CallSettingsSource extends BodyPolicySource {
   /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
-  streamMetaFrame(orgId: string): Promise<boolean>
+  streamMetaFrame(orgId: string): ValueOrPromise<boolean>
 }
 
 /** The gateway reads an organisation's call settings this fresh: a change holds within a second. */
@@ -38,21 +39,21 @@ export class CallSettings implements CallSettingsSource {
   }
 
   /** What the request log does with a finished call's bodies. */
-  async bodyPolicy(orgId: string): Promise<BodyPolicy> {
-    return (await this.of(orgId)).bodies
+  bodyPolicy(orgId: string): ValueOrPromise<BodyPolicy> {
+    const cached = this.cache.get(orgId)
+    return cached ? cached.bodies : this.read(orgId).then((settings) => settings.bodies)
   }
 
-  async streamMetaFrame(orgId: string): Promise<boolean> {
-    return (await this.of(orgId)).streamMetaFrame
+  streamMetaFrame(orgId: string): ValueOrPromise<boolean> {
+    const cached = this.cache.get(orgId)
+    return cached ? cached.streamMetaFrame : this.read(orgId).then((settings) => settings.streamMetaFrame)
   }
 
   forget(orgId: string): void {
     this.cache.delete(orgId)
   }
 
-  private async of(orgId: string): Promise<CallSettingsOfOrg> {
-    const cached = this.cache.get(orgId)
-    if (cached) return cached
+  private async read(orgId: string): Promise<CallSettingsOfOrg> {
     const settings = await this.store.org(orgId).settings.get()
     const fresh = {
       bodies: { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction },

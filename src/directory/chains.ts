@@ -2,6 +2,7 @@ import type { ChainRetry, ChainStep, ChainTriggers } from '../store/json-columns
 import type { FallbackChainRow } from '../store/repositories/fallback-chains'
 import type { Clock, Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
+import type { ValueOrPromise } from '../util/value-or-promise'
 
 /** A fallback chain as the gateway follows it: calls naming `matchModel` go to its steps in order. */
 export interface FallbackChain {
@@ -16,7 +17,7 @@ export interface FallbackChain {
 /** Where the gateway finds an organisation's chains. */
 export interface ChainSource {
   /** The chain whose alias is `model`, if the organisation has one. */
-  chainFor(orgId: string, model: string): Promise<FallbackChain | undefined>
+  chainFor(orgId: string, model: string): ValueOrPromise<FallbackChain | undefined>
 }
 
 /**
@@ -49,7 +50,7 @@ const toChain = (row: FallbackChainRow): FallbackChain => ({
 
 /** The organisations' fallback chains as calls read them, held for a second, forgotten when the module changes one. */
 export class Chains implements ChainSource {
-  private readonly cache: TtlCache<string, Promise<OrgChains>>
+  private readonly cache: TtlCache<string, OrgChains | Promise<OrgChains>>
 
   constructor(
     private readonly store: Store,
@@ -59,11 +60,12 @@ export class Chains implements ChainSource {
   }
 
   /**
-   * The chain whose alias is `model`. Concurrent calls of one organisation share one read; a read that
-   * fails is not kept, so the next call tries again.
+   * The chain whose alias is `model`: at once when the organisation's chains are held. Concurrent calls
+   * of one organisation share one read; a read that fails is not kept, so the next call tries again.
    */
-  async chainFor(orgId: string, model: string): Promise<FallbackChain | undefined> {
-    return (await this.cache.load(orgId, () => this.read(orgId))).get(model)
+  chainFor(orgId: string, model: string): ValueOrPromise<FallbackChain | undefined> {
+    const held = this.cache.held(orgId, () => this.read(orgId))
+    return held instanceof Promise ? held.then((chains) => chains.get(model)) : held.get(model)
   }
 
   forget(orgId: string): void {

@@ -156,7 +156,8 @@ export class Gateway {
 
       // 2. How the call is served: a fallback chain's steps when its model is a chain's alias, else the
       // model alone; how often a step is tried again; what the caller asks of the response cache.
-      const chain = await this.deps.chains.chainFor(state.facts.principal.orgId, read.fields.model)
+      const found = this.deps.chains.chainFor(state.facts.principal.orgId, read.fields.model)
+      const chain = found instanceof Promise ? await found : found
       const dispatch: Dispatch = { call, route, read, plan: planFor(read.fields.model, chain, call.request.headers), state }
       if (chain) {
         state.facts = { ...state.facts, chainId: chain.id }

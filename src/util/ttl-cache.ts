@@ -1,3 +1,5 @@
+import type { ValueOrPromise } from './value-or-promise'
+
 /**
  * A bounded map whose entries lapse after `ttlMs`. When full, the oldest entry goes first (a Map keeps
  * insertion order), so memory stays bounded whatever the traffic.
@@ -42,6 +44,27 @@ export class TtlCache<K, V> {
     loading.catch(() => {
       if (this.get(key) === loading) this.delete(key)
     })
+    return loading
+  }
+
+  /**
+   * The value under `key`, at once when it is held; otherwise loaded once for every caller that asks
+   * while it loads (they share the load's promise), then held as the value itself, so later reads take
+   * no promise. A load that fails is not kept, and one overtaken by a `delete` is not held.
+   */
+  held<T>(this: TtlCache<K, T | Promise<T>>, key: K, loader: () => Promise<T>): ValueOrPromise<T> {
+    const found = this.get(key)
+    if (found !== undefined) return found
+    const loading = loader()
+    this.set(key, loading)
+    loading.then(
+      (value) => {
+        if (this.get(key) === loading) this.set(key, value)
+      },
+      () => {
+        if (this.get(key) === loading) this.delete(key)
+      },
+    )
     return loading
   }
 

@@ -3,6 +3,7 @@ import { callerFacing, internalError } from '../../errors'
 import type { Logger } from '../../log'
 import { errorMessage } from '../../store/faults'
 import { headerValue } from '../../util/header-value'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import { StreamKeeper } from '../cache/keeper'
 import { type CachedAnswer, MAX_CACHED_ANSWER_BYTES } from '../cache/store'
 import type { CallCache } from '../cache/use'
@@ -49,7 +50,7 @@ const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
 export interface AnswerDeps {
   /** Whether the organisation's streams end with the `gw` frame when a call does not ask for it. */
-  streamMetaFrame(orgId: string): Promise<boolean>
+  streamMetaFrame(orgId: string): ValueOrPromise<boolean>
   cache: CallCache
   log: Logger
   now: () => number
@@ -71,6 +72,7 @@ export class Answers {
     if (result.read === 'raw') return this.raw(state, result.response, units?.unitsOf)
     if (result.read === 'whole') return this.whole(dispatch, prepared, result.response, result.text)
     const kept = cache?.ask.save ? new StreamKeeper(MAX_CACHED_ANSWER_BYTES) : undefined
+    const frame = this.metaFrame(facts)
     const relayed = relayStream({
       upstream: result.response,
       reader: result.reader,
@@ -80,7 +82,7 @@ export class Answers {
       model: facts.model,
       protocol: route.stream,
       clientSignal: call.request.signal,
-      metaFrame: await this.metaFrame(facts),
+      metaFrame: frame instanceof Promise ? await frame : frame,
       callerAskedForUsage: outgoing.callerAskedForUsage,
       now: this.deps.now,
       startedAt: facts.startedAt,
@@ -206,7 +208,9 @@ export class Answers {
    * Whether a stream ends with the `gw` frame: the caller's ask, else its organisation's setting. When
    * the setting cannot be read, the stream goes without the frame: the lookup still answers.
    */
-  private async metaFrame(facts: CallFacts): Promise<boolean> {
-    return facts.caller.metaFrame ?? (await this.deps.streamMetaFrame(facts.principal.orgId).catch(() => false))
+  private metaFrame(facts: CallFacts): ValueOrPromise<boolean> {
+    if (facts.caller.metaFrame !== undefined) return facts.caller.metaFrame
+    const setting = this.deps.streamMetaFrame(facts.principal.orgId)
+    return setting instanceof Promise ? setting.catch(() => false) : setting
   }
 }

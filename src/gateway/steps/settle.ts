@@ -9,6 +9,7 @@ import { totalTokens, type Usage } from '../../money/usage'
 import type { CallObserver } from '../../observability/observer'
 import type { BudgetEnforcer, Used } from '../../spend/enforcer'
 import type { RequestRecord } from '../../store/repositories/requests'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import type { CallFacts } from '../call'
 import type { GatewayMeta, MetaStore } from '../meta/store'
 import type { RequestLog } from '../request-log/request-log'
@@ -114,13 +115,18 @@ function callRecord(
  * says answered it, `gpt-4o-2024-08-06` behind a deployment named `prod`. A call with a price keeps it:
  * that is the price its limits and budgets were estimated with.
  */
-async function pricedByServedModel(prices: PriceSource, outcome: StreamOutcome, facts: CallFacts): Promise<CallFacts> {
+function pricedByServedModel(prices: PriceSource, outcome: StreamOutcome, facts: CallFacts): ValueOrPromise<CallFacts> {
   const served = outcome.servedModel
   if (facts.price || facts.unitPrice || facts.cacheHit || !outcome.usage || !served || served === facts.model) return facts
   if (!isProviderName(facts.provider)) return facts
-  const priced = await prices.priceOf(facts.principal.orgId, facts.provider, served).catch(() => undefined)
-  return priced ? { ...facts, price: priced.price, priceSource: priced.source } : facts
+  return prices.priceOf(facts.principal.orgId, facts.provider, served).then(
+    (priced): CallFacts => (priced ? { ...facts, price: priced.price, priceSource: priced.source } : facts),
+    () => facts,
+  )
 }
+
+/** When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake. */
+const NO_BODIES: BodyPolicy = { store: false, redact: true }
 
 /**
  * Settles a finished call: prices it, charges its cost to the limiter's cents buckets, hands its record
@@ -133,7 +139,8 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   const withDropped = outcome.dropped?.length
     ? { ...known, translationWarning: warningWith(known.translationWarning, outcome.dropped) }
     : known
-  const facts = await pricedByServedModel(deps.prices, outcome, withDropped)
+  const pricing = pricedByServedModel(deps.prices, outcome, withDropped)
+  const facts = pricing instanceof Promise ? await pricing : pricing
   const { principal } = facts
   // A cached answer called no provider: it costs nothing, and what it saved is recorded beside it.
   const cost = facts.cacheHit
@@ -156,8 +163,8 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
       .catch((error: unknown) => deps.log.error('budget settlement failed', { requestId: facts.requestId, error: String(error) }))
   }
   const model = outcome.servedModel ?? facts.model
-  // When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake.
-  const policy = await deps.orgSettings.bodyPolicy(principal.orgId).catch((): BodyPolicy => ({ store: false, redact: true }))
+  const reading = deps.orgSettings.bodyPolicy(principal.orgId)
+  const policy = reading instanceof Promise ? await reading.catch(() => NO_BODIES) : reading
   const endedAt = deps.now()
   deps.observer?.settled(facts, outcome, cost, endedAt)
   facts.trace?.end(facts, outcome, cost, {
