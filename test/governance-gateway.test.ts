@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import type { Principal } from '../src/auth/principal'
 import type { GatewayMeta } from '../src/gateway/meta/store'
 import type { AccessRuleRow } from '../src/store/repositories/access-rules'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
@@ -49,6 +50,26 @@ async function freshOrg(): Promise<Org> {
 }
 
 const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] })
+
+describe('access rules, read by the gateway', () => {
+  test('an organisation whose rules govern none of the resources is answered at once; one that governs them is asked', async () => {
+    const own = await freshOrg()
+    const principal: Principal = {
+      kind: 'api_key',
+      orgId: own.orgId,
+      tier: 'growth',
+      actorId: 'key-of-the-test',
+      permissions: new Set(),
+    }
+    const resources = [{ kind: 'model' as const, id: 'gpt-4o' }]
+    await h.services.accessPolicies.require(principal, resources)
+    expect(h.services.accessPolicies.require(principal, resources)).toBeUndefined()
+    await rule(own, { resourceKind: 'model', resourceId: 'gpt-4o' })
+    await expect(h.services.accessPolicies.require(principal, resources) as Promise<void>).rejects.toMatchObject({
+      status: 403,
+    })
+  })
+})
 
 describe('access rules in the gateway', () => {
   test('a denied model is a 403 access_denied in the caller format, before any provider call or budget hold', async () => {

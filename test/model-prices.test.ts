@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { costNano, estimateNano } from '../src/money/cost'
-import { PriceBook } from '../src/money/price-book'
+import { PriceBook, type PricedModel } from '../src/money/price-book'
 import type { ModelPriceRow } from '../src/store/repositories/model-prices'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
@@ -412,6 +412,16 @@ describe('the price book', () => {
     expect(priced?.source).toBe('builtin')
     expect(priced?.price.inputNanoPerToken).toBe(2_500)
     expect(await h.services.prices.priceOf(org.orgId, 'openai', 'no-such-model')).toBeUndefined()
+  })
+
+  test('once the overrides are read, a price is answered at once, without a promise, until they are forgotten', async () => {
+    const book = new PriceBook(h.store)
+    const org = await h.org()
+    expect(book.priceOf(org.orgId, 'openai', 'gpt-4o')).toBeInstanceOf(Promise)
+    await book.priceOf(org.orgId, 'openai', 'gpt-4o')
+    expect((book.priceOf(org.orgId, 'openai', 'gpt-4o') as PricedModel | undefined)?.source).toBe('builtin')
+    book.forget(org.orgId)
+    expect(book.priceOf(org.orgId, 'openai', 'gpt-4o')).toBeInstanceOf(Promise)
   })
 
   test('an override is in force from its effectiveFrom on, not before', async () => {

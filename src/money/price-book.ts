@@ -2,6 +2,7 @@ import { isProviderName, type ProviderName } from '../directory/providers'
 import type { ModelPriceRow } from '../store/repositories/model-prices'
 import type { Clock, Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import { modelFamily, priceFor } from './cost'
 import type { ModelPrice } from './prices'
 
@@ -14,7 +15,7 @@ export interface PricedModel {
 
 /** Where the gateway reads a model's price for a call: the organisation's override, else the built-in table. */
 export interface PriceSource {
-  priceOf(orgId: string, provider: ModelPrice['provider'], model: string): Promise<PricedModel | undefined>
+  priceOf(orgId: string, provider: ModelPrice['provider'], model: string): ValueOrPromise<PricedModel | undefined>
 }
 
 /**
@@ -37,7 +38,7 @@ export const builtinPrice = (provider: ModelPrice['provider'], model: string): P
 }
 
 export const BUILTIN_PRICES: PriceSource = {
-  priceOf: async (_orgId, provider, model) => builtinPrice(provider, model),
+  priceOf: (_orgId, provider, model) => builtinPrice(provider, model),
 }
 
 type Provider = ProviderName
@@ -133,8 +134,8 @@ function overrideFor(byModel: ReadonlyMap<string, readonly Override[]>, provider
  * overrides are read at most once a second per instance and indexed; a call then costs two map reads.
  */
 export class PriceBook implements PriceSource {
-  /** The load itself is cached, so the calls that find an organisation's entry lapsed wait on one read. */
-  private readonly cache: TtlCache<string, Promise<OverrideIndex>>
+  /** An organisation's overrides, indexed; while they are read, the read, so the calls that find them lapsed wait on one. */
+  private readonly cache: TtlCache<string, OverrideIndex | Promise<OverrideIndex>>
 
   constructor(
     private readonly store: Store,
@@ -143,8 +144,16 @@ export class PriceBook implements PriceSource {
     this.cache = new TtlCache(100_000, OVERRIDE_CACHE_MS, now)
   }
 
-  async priceOf(orgId: string, provider: Provider, model: string): Promise<PricedModel | undefined> {
-    const byModel = (await this.overridesOf(orgId)).get(provider) ?? NO_OVERRIDES
+  /** At once when the organisation's overrides are held (they are, but for a second's read in each). */
+  priceOf(orgId: string, provider: Provider, model: string): ValueOrPromise<PricedModel | undefined> {
+    const overrides = this.cache.held(orgId, () => this.store.org(orgId).modelPrices.list().then(indexOf))
+    return overrides instanceof Promise
+      ? overrides.then((index) => this.priceIn(index, provider, model))
+      : this.priceIn(overrides, provider, model)
+  }
+
+  private priceIn(overrides: OverrideIndex, provider: Provider, model: string): PricedModel | undefined {
+    const byModel = overrides.get(provider) ?? NO_OVERRIDES
     const override = byModel.size === 0 ? undefined : overrideFor(byModel, provider, model, this.now())
     if (!override) return builtinPrice(provider, model)
     const { priced } = override
@@ -160,9 +169,5 @@ export class PriceBook implements PriceSource {
   /** Forgets an organisation's overrides on this instance: the next call reads them again. */
   forget(orgId: string): void {
     this.cache.delete(orgId)
-  }
-
-  private overridesOf(orgId: string): Promise<OverrideIndex> {
-    return this.cache.load(orgId, () => this.store.org(orgId).modelPrices.list().then(indexOf))
   }
 }

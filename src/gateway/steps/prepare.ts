@@ -66,10 +66,11 @@ export async function prepareModel(
   let facts: CallFacts = { ...known, provider: provider.name, model }
   requireGatewayScope(facts.principal, { provider: provider.name, model })
   // Before anything is held or sent: a denied step is skipped like one the key may not reach.
-  await deps.access.require(facts.principal, [
+  const allowed = deps.access.require(facts.principal, [
     { kind: 'provider', id: provider.name },
     { kind: 'model', id: model },
   ])
+  if (allowed instanceof Promise) await allowed
   const family = provider.family(model)
   const translation = translationBetween(facts.callerFormat, family.format)
   const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation, route.conversation === true)
@@ -81,7 +82,8 @@ export async function prepareModel(
     model,
     step?.providerKeyId,
   )
-  const priced = await deps.prices.priceOf(facts.principal.orgId, provider.name, model)
+  const pricing = deps.prices.priceOf(facts.principal.orgId, provider.name, model)
+  const priced = pricing instanceof Promise ? await pricing : pricing
   facts = {
     ...facts,
     mode: translation ? 'translated' : 'passthrough',

@@ -3,7 +3,7 @@ import { isProviderName } from '../../directory/providers'
 import type { RateLimiter } from '../../limits/limiter'
 import type { Logger } from '../../log'
 import { costNano, nanoToUsd } from '../../money/cost'
-import type { PriceSource } from '../../money/price-book'
+import type { PricedModel, PriceSource } from '../../money/price-book'
 import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
 import type { CallObserver } from '../../observability/observer'
@@ -119,10 +119,10 @@ function pricedByServedModel(prices: PriceSource, outcome: StreamOutcome, facts:
   const served = outcome.servedModel
   if (facts.price || facts.unitPrice || facts.cacheHit || !outcome.usage || !served || served === facts.model) return facts
   if (!isProviderName(facts.provider)) return facts
-  return prices.priceOf(facts.principal.orgId, facts.provider, served).then(
-    (priced): CallFacts => (priced ? { ...facts, price: priced.price, priceSource: priced.source } : facts),
-    () => facts,
-  )
+  const withPrice = (priced: PricedModel | undefined): CallFacts =>
+    priced ? { ...facts, price: priced.price, priceSource: priced.source } : facts
+  const pricing = prices.priceOf(facts.principal.orgId, facts.provider, served)
+  return pricing instanceof Promise ? pricing.then(withPrice, () => facts) : withPrice(pricing)
 }
 
 /** When the policy cannot be read, keep no body: storing what may have been forbidden is the worse mistake. */
