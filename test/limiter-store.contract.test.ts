@@ -232,8 +232,7 @@ function limiterStoreContract(subject: LimiterSubject, phase: Phase): void {
       expect(await one(store, bucketCheck(key('fresh'), 100, HOUR, 70, 0))).toEqual(passed(100, 70))
     })
 
-    // Moved from test/limits.test.ts ("the in-process store"), where it ran on MemoryLimiterStore only
-    // (through decideNow, which decide calls).
+    // Moved from test/limits.test.ts ("the in-process store"), where it ran on MemoryLimiterStore only.
     contractTest('a request refused by one limit uses up none of the others', async ({ store, clock, key }) => {
       await clock.within(60_000, 0, 59_000)
       const window = { kind: 'window' as const, key: key('w'), limit: 10, windowMs: 60_000 }

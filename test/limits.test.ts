@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { chargeBucket, drawBucket, slideWindow } from '../src/limits/algorithms'
+import { type LimitVerdict, RateLimiter, type RuleSource } from '../src/limits/limiter'
 import { formatPolicy, parsePolicyHeader } from '../src/limits/policy'
+import { MemoryLimiterStore } from '../src/limits/store'
 
 describe('the Gw-RateLimit-Policy header', () => {
   const valid: Array<[string, string]> = [
@@ -107,5 +109,34 @@ describe('token bucket arithmetic (injected clock)', () => {
     expect(blocked.decision).toMatchObject({ allowed: false, retryAfterSeconds: 1_081 })
     expect(drawBucket(charged, capacity, hour, 0, 0, 1_080_000).decision.allowed).toBe(false)
     expect(drawBucket(charged, capacity, hour, 0, 0, 1_080_001).decision.allowed).toBe(true)
+  })
+})
+
+describe('the limiter answers at once when it can', () => {
+  const request = { orgId: 'org-1', properties: {}, model: 'gpt-4o' }
+  const limiter = (rulesFor: RuleSource['rulesFor']) =>
+    new RateLimiter(new MemoryLimiterStore(() => 0), { requests: 2, windowSeconds: 60 }, { rulesFor })
+
+  test('with a header and the in-process store: a verdict, no promise; past the limit, a refusal', () => {
+    const limits = limiter(() => [])
+    const first = limits.check({ ...request, policyHeader: '5;w=60' }) as LimitVerdict
+    expect(first).not.toBeInstanceOf(Promise)
+    expect(first.allowed).toBe(true)
+    limits.check({ ...request, policyHeader: '5;w=60' })
+    expect((limits.check({ ...request, policyHeader: '5;w=60' }) as LimitVerdict).allowed).toBe(false)
+  })
+
+  test('rules still being read: a promise of the same verdict', async () => {
+    const limits = limiter(async () => [parsePolicyHeader('1;w=60')])
+    const pending = limits.check(request)
+    expect(pending).toBeInstanceOf(Promise)
+    expect((await pending).allowed).toBe(true)
+    expect((await limits.check(request)).allowed).toBe(false)
+  })
+
+  test('a malformed header is refused at once, as a 400', () => {
+    const limits = limiter(() => [])
+    expect(() => limits.check({ ...request, policyHeader: 'lots' })).toThrow(expect.objectContaining({ status: 400 }))
+    expect(() => limits.check({ ...request, policyHeader: '5;w=60;s=user' })).toThrow(/has no Gw-User-Id header/)
   })
 })

@@ -15,13 +15,14 @@ import type { OrgKeySource } from '../directory/connections'
 import type { OperatorProviders } from '../directory/providers'
 import type { EgressPolicy } from '../egress/policy'
 import type { AccessPolicies } from '../governance/policies'
-import type { RateLimiter } from '../limits/limiter'
+import type { LimitVerdict, RateLimiter } from '../limits/limiter'
 import type { Logger } from '../log'
 import type { PriceSource } from '../money/price-book'
 import type { CallObserver } from '../observability/observer'
 import type { AttemptTrace, Tracing } from '../observability/tracing'
 import type { BudgetEnforcer } from '../spend/enforcer'
 import type { Store } from '../store/store'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import type { ResponseCache } from './cache/store'
 import { CallCache } from './cache/use'
 import { type CallFacts, CallState, type Dispatch, type GatewayCall, openCall, type Settlement } from './call'
@@ -99,6 +100,12 @@ function settledAttempt(span: AttemptTrace | undefined, response: Response): voi
   else span.failed(response.status, `the provider answered ${response.status}`)
 }
 
+/** The limiter's verdict on the call, kept for its Gw-RateLimit-* headers; a refusal is the caller's 429. */
+function limited(state: CallState, limit: LimitVerdict): void {
+  state.facts = { ...state.facts, limit }
+  if (!limit.allowed) throw rateLimited(limit)
+}
+
 const isJson = (response: Response) => response.headers.get('content-type')?.includes('json') === true
 
 const UNPRICED_APIS = "files and batches are billed by the provider to the organization's own key; gw does not price them"
@@ -171,7 +178,8 @@ export class Gateway {
       state.facts = first.prepared.facts
 
       // 4. Whether the rate limits let it through, once for the call however many attempts it takes.
-      await this.checkLimits(state)
+      const limiting = this.checkLimits(state)
+      if (limiting instanceof Promise) await limiting
 
       // 5. An answer kept from an identical call, when the caller asks for one.
       if (dispatch.cache?.ask.read) {
@@ -200,7 +208,8 @@ export class Gateway {
       requireProviderApiScope(state.facts.principal, provider.name)
       const operator = this.deps.config.providers[api.provider]
       const credentials = await ownCredentials(this.deps.orgKeys, state.facts.principal, provider, operator)
-      await this.checkLimits(state)
+      const limiting = this.checkLimits(state)
+      if (limiting instanceof Promise) await limiting
       const upstream = await provider.upstream({
         path: url.pathname,
         model: api.kind,
@@ -264,10 +273,9 @@ export class Gateway {
     }
   }
 
-  /** Both rate-limit layers, once for the call however many attempts it takes. */
-  private async checkLimits(state: CallState): Promise<void> {
-    const limit = await checkLimits(this.deps.limiter, state.facts)
-    state.facts = { ...state.facts, limit }
-    if (!limit.allowed) throw rateLimited(limit)
+  /** Both rate-limit layers, once for the call however many attempts it takes: at once when the limiter decides in process. */
+  private checkLimits(state: CallState): ValueOrPromise<void> {
+    const verdict = checkLimits(this.deps.limiter, state.facts)
+    return verdict instanceof Promise ? verdict.then((limit) => limited(state, limit)) : limited(state, verdict)
   }
 }

@@ -23,8 +23,8 @@ export class FailoverLimiterStore implements LimiterStore {
 
   decide(checks: readonly Check[]): Promise<Decision[]> {
     return this.breaker.run(
-      () => this.primary.decide(checks),
-      () => this.fallback.decide(checks),
+      async () => this.primary.decide(checks),
+      async () => this.fallback.decide(checks),
     )
   }
 

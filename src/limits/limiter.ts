@@ -1,4 +1,5 @@
 import { badRequest } from '../errors'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import type { Decision } from './algorithms'
 import { formatPolicy, type Policy, parsePolicyHeader, type Segment } from './policy'
 import type { Check, LimiterStore } from './store'
@@ -29,7 +30,7 @@ export interface LimitVerdict {
 }
 
 export interface RuleSource {
-  rulesFor(orgId: string): Promise<readonly Policy[]>
+  rulesFor(orgId: string): ValueOrPromise<readonly Policy[]>
 }
 
 const CENTS_PER_USD = 100
@@ -89,24 +90,19 @@ export class RateLimiter {
     this.windowText = { global: text('global'), user: text('user'), model: text('model') }
   }
 
-  async check(request: LimitRequest): Promise<LimitVerdict> {
-    const applied = [...this.windows(request), ...(await this.buckets(request))]
-    const decisions = await this.store.decide(applied.map((a) => a.check))
-    const refusedAt = decisions.findIndex((d) => !d.allowed)
-    const shown = refusedAt >= 0 ? refusedAt : tightest(decisions)
-    const decision = decisions[shown] as Decision
-    const chosen = applied[shown] as Applied
-    return {
-      allowed: refusedAt < 0,
-      limit: decision.limit,
-      remaining: decision.remaining,
-      policy: chosen.policy,
-      retryAfterSeconds: decision.retryAfterSeconds,
-      centsBuckets: applied
-        .filter((a) => a.cents)
-        .map((a) => ({ key: a.check.key, limit: a.check.limit, windowMs: a.check.windowMs })),
-      reason: refusedAt >= 0 ? chosen.describe : undefined,
-    }
+  /**
+   * The verdict on a request: at once when the buckets' policies are known (a header, or rules held)
+   * and the store decides in process; a promise otherwise. A malformed policy header throws.
+   */
+  check(request: LimitRequest): ValueOrPromise<LimitVerdict> {
+    const buckets = this.buckets(request)
+    return buckets instanceof Promise ? buckets.then((known) => this.decide(request, known)) : this.decide(request, buckets)
+  }
+
+  private decide(request: LimitRequest, buckets: Applied[]): ValueOrPromise<LimitVerdict> {
+    const applied = [...this.windows(request), ...buckets]
+    const decisions = this.store.decide(applied.map((a) => a.check))
+    return decisions instanceof Promise ? decisions.then((made) => verdictOf(applied, made)) : verdictOf(applied, decisions)
   }
 
   /** Takes a finished call's cost from the cents buckets it passed. */
@@ -130,9 +126,15 @@ export class RateLimiter {
     return applied
   }
 
-  private async buckets(request: LimitRequest): Promise<Applied[]> {
-    const fromHeader = request.policyHeader !== undefined
-    const policies = fromHeader ? [this.parsedHeader(request.policyHeader as string)] : await this.rules.rulesFor(request.orgId)
+  private buckets(request: LimitRequest): ValueOrPromise<Applied[]> {
+    if (request.policyHeader !== undefined) return this.bucketsOf([this.parsedHeader(request.policyHeader)], request, true)
+    const rules = this.rules.rulesFor(request.orgId)
+    return rules instanceof Promise
+      ? rules.then((policies) => this.bucketsOf(policies, request, false))
+      : this.bucketsOf(rules, request, false)
+  }
+
+  private bucketsOf(policies: readonly Policy[], request: LimitRequest, fromHeader: boolean): Applied[] {
     const applied: Applied[] = []
     for (const policy of policies) {
       const value = segmentValue(policy, request)
@@ -181,6 +183,25 @@ export class RateLimiter {
       this.texts.set(policy, text)
     }
     return text
+  }
+}
+
+/** The store's decisions made a verdict: the first refusal, else the tightest limit, is what the headers show. */
+function verdictOf(applied: readonly Applied[], decisions: readonly Decision[]): LimitVerdict {
+  const refusedAt = decisions.findIndex((d) => !d.allowed)
+  const shown = refusedAt >= 0 ? refusedAt : tightest(decisions)
+  const decision = decisions[shown] as Decision
+  const chosen = applied[shown] as Applied
+  return {
+    allowed: refusedAt < 0,
+    limit: decision.limit,
+    remaining: decision.remaining,
+    policy: chosen.policy,
+    retryAfterSeconds: decision.retryAfterSeconds,
+    centsBuckets: applied
+      .filter((a) => a.cents)
+      .map((a) => ({ key: a.check.key, limit: a.check.limit, windowMs: a.check.windowMs })),
+    reason: refusedAt >= 0 ? chosen.describe : undefined,
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ValueOrPromise } from '../util/value-or-promise'
 import { type BucketState, chargeBucket, type Decision, drawBucket, slideWindow, type WindowState } from './algorithms'
 
 /** One limit to check for a request: a layer-1 window or a layer-2 bucket, under its own key. */
@@ -12,7 +13,8 @@ export type Check =
  */
 export interface LimiterStore {
   readonly name: string
-  decide(checks: readonly Check[]): Promise<Decision[]>
+  /** In process, decided at once; a shared store answers with a promise. */
+  decide(checks: readonly Check[]): ValueOrPromise<Decision[]>
   /** Takes a finished call's real cost from a cents bucket. */
   charge(key: string, limit: number, windowMs: number, amount: number): Promise<void>
 }
@@ -29,12 +31,8 @@ export class MemoryLimiterStore implements LimiterStore {
     private readonly maxKeys = 200_000,
   ) {}
 
-  async decide(checks: readonly Check[]): Promise<Decision[]> {
-    return this.decideNow(checks)
-  }
-
   /** Synchronous: nothing else runs between reading and writing, which is what makes it atomic. */
-  decideNow(checks: readonly Check[]): Decision[] {
+  decide(checks: readonly Check[]): Decision[] {
     const now = this.now()
     const results = checks.map((check) => {
       const previous = this.states.get(check.key)

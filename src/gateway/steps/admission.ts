@@ -6,6 +6,7 @@ import type { ModelPrice } from '../../money/prices'
 import type { SpendCall } from '../../spend/enforcer'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import type { CallFacts } from '../call'
 import type { RequestLog } from '../request-log/request-log'
 
@@ -48,7 +49,7 @@ export const spendCall = (facts: CallFacts, charged: boolean): SpendCall => ({
 })
 
 /** Both rate-limit layers (spec 8), asked before any provider call; the verdict goes into the Gw-RateLimit-* headers. */
-export function checkLimits(limiter: RateLimiter, facts: CallFacts): Promise<LimitVerdict> {
+export function checkLimits(limiter: RateLimiter, facts: CallFacts): ValueOrPromise<LimitVerdict> {
   return limiter.check({
     orgId: facts.principal.orgId,
     userId: facts.caller.userId ?? undefined,

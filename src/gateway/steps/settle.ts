@@ -152,7 +152,8 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
       : facts.price && outcome.usage
         ? costNano(facts.price, outcome.usage)
         : undefined
-  if (facts.limit && cost !== undefined && cost > 0) {
+  // Only cents buckets take a call's cost; a call that passed none has nothing to charge.
+  if (facts.limit?.centsBuckets.length && cost !== undefined && cost > 0) {
     await deps.limiter
       .charge(facts.limit, cost)
       .catch((error: unknown) => deps.log.error('rate-limit charge failed', { requestId: facts.requestId, error: String(error) }))

@@ -7,6 +7,7 @@ import { DEFAULT_WINDOW_SECONDS, formatPolicy, type Policy, validatePolicy } fro
 import type { RateLimitRule } from '../../store/repositories/rate-limit-rules'
 import type { Store } from '../../store/store'
 import { TtlCache } from '../../util/ttl-cache'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import type { RuleInput } from './model'
 
 /**
@@ -45,9 +46,12 @@ export class RateLimitRulesService implements RuleSource {
     this.cache = new TtlCache(100_000, RULE_CACHE_MS, now)
   }
 
-  async rulesFor(orgId: string): Promise<readonly Policy[]> {
-    const cached = this.cache.get(orgId)
-    if (cached) return cached
+  /** At once when held: the limiter reads them on every call without a `Gw-RateLimit-Policy` header. */
+  rulesFor(orgId: string): ValueOrPromise<readonly Policy[]> {
+    return this.cache.get(orgId) ?? this.read(orgId)
+  }
+
+  private async read(orgId: string): Promise<readonly Policy[]> {
     const policies = (await this.store.org(orgId).rateLimitRules.list()).map(toPolicy)
     this.cache.set(orgId, policies)
     return policies
