@@ -4,6 +4,7 @@ import { nanoToUsd } from '../money/cost'
 import type { BudgetLimit, Metric } from '../store/repositories/budgets'
 import type { SpendScope } from '../store/repositories/requests'
 import type { Store } from '../store/store'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import type { CounterSpec, CounterState, SpendStore } from './counters'
 import type { BudgetNotices } from './notices'
 import type { Downgrade, SpendPolicies, SpendPolicy } from './policy'
@@ -187,8 +188,19 @@ export class BudgetEnforcer {
    * refusal throws `budget_exceeded`, and a call that cannot be bounded where a limit must hold it
    * throws `price_unknown`.
    */
-  async reserve(call: SpendCall, options: { mayDowngrade: boolean }): Promise<Reservation> {
-    const policy = this.deps.policies.cached(call.orgId) ?? (await this.deps.policies.of(call.orgId))
+  reserve(call: SpendCall, options: { mayDowngrade: boolean }): ValueOrPromise<Reservation> {
+    const cached = this.deps.policies.cached(call.orgId)
+    // An organisation without limits holds nothing, and is answered at once.
+    if (cached && cached.limits.length === 0) return { kind: 'held' }
+    return this.reserveAgainst(call, options, cached)
+  }
+
+  private async reserveAgainst(
+    call: SpendCall,
+    options: { mayDowngrade: boolean },
+    cached: SpendPolicy | undefined,
+  ): Promise<Reservation> {
+    const policy = cached ?? (await this.deps.policies.of(call.orgId))
     if (policy.limits.length === 0) return { kind: 'held' }
     const now = this.now
     const teams = policy.onTeams && call.memberId ? await this.deps.policies.teamsOf(call.orgId, call.memberId) : []

@@ -86,22 +86,30 @@ export class CreditBalances {
     })
   }
 
-  async balance(orgId: string): Promise<number> {
-    let stored = this.balances.get(orgId)
-    if (stored === undefined) {
-      stored = (await this.store.organizations.get(orgId))?.creditBalanceNano ?? 0
-      this.balances.set(orgId, stored)
-    }
-    return stored - this.requestLog.unwrittenDebit(orgId)
+  /** At once when the balance is held (the writer refreshes it with every batch it settles). */
+  balance(orgId: string): ValueOrPromise<number> {
+    const stored = this.balances.get(orgId)
+    return stored === undefined ? this.read(orgId) : stored - this.requestLog.unwrittenDebit(orgId)
   }
 
   /** A call billed to the credits needs some left; the refusal is a 402. */
-  async require(orgId: string): Promise<void> {
-    if ((await this.balance(orgId)) <= 0) {
-      throw new ApiError(
-        'payment_required',
-        "this organization has no credits left for calls on the operator's provider keys; add credits (gw credits add)",
-      )
-    }
+  require(orgId: string): ValueOrPromise<void> {
+    const balance = this.balance(orgId)
+    return balance instanceof Promise ? balance.then(requireCredits) : requireCredits(balance)
+  }
+
+  private async read(orgId: string): Promise<number> {
+    const stored = (await this.store.organizations.get(orgId))?.creditBalanceNano ?? 0
+    this.balances.set(orgId, stored)
+    return stored - this.requestLog.unwrittenDebit(orgId)
+  }
+}
+
+function requireCredits(balance: number): void {
+  if (balance <= 0) {
+    throw new ApiError(
+      'payment_required',
+      "this organization has no credits left for calls on the operator's provider keys; add credits (gw credits add)",
+    )
   }
 }

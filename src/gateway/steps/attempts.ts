@@ -100,7 +100,10 @@ export class Attempts {
         const cooling = keys.length > 1 ? await deps.keyHealth.coolingDown(keys.map((key) => key.id)) : NOTHING_COOLING
         const key = pickKey(keys, cooling, tried, deps.random) ?? (keys[0] as KeyCandidate)
         tried.add(key.id)
-        if (key.ptb) await deps.credits.require(facts.principal.orgId)
+        if (key.ptb) {
+          const paying = deps.credits.require(facts.principal.orgId)
+          if (paying instanceof Promise) await paying
+        }
         const upstream = await provider.upstream({
           path: upstreamPath,
           model: providerModel(key.credentials, facts.model),
@@ -185,7 +188,8 @@ export class Attempts {
     // What the call learnt since the step was prepared (the limiter's verdict, the cache's, earlier attempts) stays.
     const { limit, cacheStatus, attempts } = dispatch.state.facts
     const facts: CallFacts = { ...prepared.facts, limit, cacheStatus, attempts }
-    let spend = await budgets.reserve(spendCall(facts, priced), { mayDowngrade: !facts.downgradedFrom })
+    const reserving = budgets.reserve(spendCall(facts, priced), { mayDowngrade: !facts.downgradedFrom })
+    let spend = reserving instanceof Promise ? await reserving : reserving
     let admitted: Prepared = { ...prepared, facts }
     if (spend.kind === 'downgrade') {
       admitted = await prepareModel(this.deps.prepare, dispatch, { ...facts, downgradedFrom: facts.model }, spend.toModel)

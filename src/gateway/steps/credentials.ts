@@ -3,6 +3,7 @@ import { requireGatewayScope } from '../../auth/scopes'
 import type { OrgKeySource, OrgProviderKey } from '../../directory/connections'
 import { defaultBaseUrl, type OperatorProviders, type ProviderCredentials } from '../../directory/providers'
 import { badRequest, forbidden } from '../../errors'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import type { ProviderAdapter } from '../providers/provider'
 import { operatorKeyId } from '../routing/key-health'
 
@@ -20,18 +21,30 @@ export interface KeyCandidate {
  * may name one; other callers share the organisation's keys for the provider by their weights; only
  * without one does the operator's key serve, and then the call is billed to the organisation's credits (PTB).
  */
-export async function keyCandidates(
+export function keyCandidates(
   sources: { operator: OperatorProviders; orgKeys: OrgKeySource },
   principal: Principal,
   provider: ProviderAdapter,
   model: string,
   stepKeyId?: string,
-): Promise<KeyCandidate[]> {
-  const operator = sources.operator[provider.name]
+): ValueOrPromise<KeyCandidate[]> {
   const boundId = principal.boundProviderKeyId ?? stepKeyId
-  const own = boundId
-    ? [await sources.orgKeys.byId(principal.orgId, boundId)]
-    : await sources.orgKeys.keysFor(principal.orgId, provider.name)
+  const candidates = (own: readonly (OrgProviderKey | null)[]) =>
+    candidatesOf(sources.operator[provider.name], principal, provider, model, stepKeyId, own)
+  if (boundId) return sources.orgKeys.byId(principal.orgId, boundId).then((key) => candidates([key]))
+  // The organisation's keys are usually in the short cache: then nothing is awaited.
+  const cached = sources.orgKeys.cachedKeysFor(principal.orgId, provider.name)
+  return cached === undefined ? sources.orgKeys.keysFor(principal.orgId, provider.name).then(candidates) : candidates(cached)
+}
+
+function candidatesOf(
+  operator: ProviderCredentials | undefined,
+  principal: Principal,
+  provider: ProviderAdapter,
+  model: string,
+  stepKeyId: string | undefined,
+  own: readonly (OrgProviderKey | null)[],
+): KeyCandidate[] {
   const bound = own[0]
   if (principal.boundProviderKeyId && bound?.provider !== provider.name) {
     throw forbidden(

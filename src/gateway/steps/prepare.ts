@@ -74,14 +74,16 @@ export async function prepareModel(
   const family = provider.family(model)
   const translation = translationBetween(facts.callerFormat, family.format)
   const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation, route.conversation === true)
-  const outgoing = await outgoingBody(read, family, model, translation)
-  const keys = await keyCandidates(
+  const writing = outgoingBody(read, family, model, translation)
+  const outgoing = writing instanceof Promise ? await writing : writing
+  const finding = keyCandidates(
     { operator: deps.providers, orgKeys: deps.orgKeys },
     facts.principal,
     provider,
     model,
     step?.providerKeyId,
   )
+  const keys = finding instanceof Promise ? await finding : finding
   const pricing = deps.prices.priceOf(facts.principal.orgId, provider.name, model)
   const priced = pricing instanceof Promise ? await pricing : pricing
   facts = {

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import { asRecord, type WireFamily } from '../providers/provider'
 import type { Translation } from '../translate/pairs'
 import type { ReadCall } from './read-call'
@@ -51,12 +52,12 @@ export interface OutgoingBody {
  * for in streams. A body that needs no change is sent as the caller wrote it: serialising a long
  * prompt again would cost time for nothing.
  */
-export async function outgoingBody(
+export function outgoingBody(
   call: ReadCall,
   family: WireFamily,
   model: string,
   translation: Translation | undefined,
-): Promise<OutgoingBody> {
+): ValueOrPromise<OutgoingBody> {
   if (call.multipart) return outgoingMultipart(call.multipart, call, model)
   const { body, fields } = call
   let upstream: Record<string, unknown> = fields.model === model || !MODEL_IN_BODY.has(family.format) ? body : { ...body, model }

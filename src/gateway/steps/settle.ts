@@ -178,8 +178,8 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     record: callRecord(facts, outcome, model, cost, endedAt),
     bodies: { request: facts.requestBody, response: facts.responseBody, policy },
   })
-  const creditsRemaining =
-    facts.ptb && cost !== undefined && cost > 0 ? nanoToUsd(await deps.credits.balance(principal.orgId)) : undefined
+  const balance = facts.ptb && cost !== undefined && cost > 0 ? deps.credits.balance(principal.orgId) : undefined
+  const creditsRemaining = balance === undefined ? undefined : nanoToUsd(balance instanceof Promise ? await balance : balance)
   const meta: GatewayMeta = {
     requestId: facts.requestId,
     provider: facts.provider,
