@@ -15,6 +15,11 @@
  *
  *   AB_SATURATION=1 bun bench/overhead/ab.ts plain=dist/gw limits=dist/gw,AB_LIMITS=5
  *
+ * `AB_PRODUCTION=1` switches on what a production organisation uses, beside the plain arm: budget limits
+ * (two, or AB_LIMITS), a fallback chain on the arm's model, an access rule on models, and metrics:
+ *
+ *   AB_SATURATION=1 bun bench/overhead/ab.ts plain=dist/gw production=dist/gw,AB_PRODUCTION=1
+ *
  * AB_ARMS names the ways through each variant (`arms.ts`' GW_ARMS: a caller's format and the provider
  * it reaches, `openai-openai` by default): every other provider is then configured too, pointing at
  * the fake provider, and called directly beside the rest (`direct-<provider>`), so an arm's added
@@ -50,7 +55,7 @@ import { timeFirstByte, timePlain, verifyArm } from './calls'
 import { integer, loadSettings } from './config'
 import type { CpuUse } from './cpu'
 import { type CallMode, type FixedRateResult, runFixedRate } from './fixed-rate'
-import { addBudgetLimits, gwEnv, prepareOrg, providersEnv, startGw } from './gw'
+import { addBudgetLimits, addProductionSettings, BENCH_METRICS_TOKEN, gwEnv, prepareOrg, providersEnv, startGw } from './gw'
 import { describeHost, hostFacts } from './machine'
 import { freePort, runInScratch } from './processes'
 import { table } from './report'
@@ -88,14 +93,20 @@ function parseArms(raw: string | undefined): GwArmName[] {
 }
 
 async function startVariant(variant: Variant, workDir: string, fakePort: number, arms: GwArmName[]): Promise<Entry[]> {
-  // AB_LIMITS is the suite's, not gw's: that many budget limits on every call of the variant.
-  const { AB_LIMITS: limits = '0', ...own } = variant.env
+  // AB_LIMITS and AB_PRODUCTION are the suite's, not gw's: what the variant's organisation has switched on.
+  const { AB_LIMITS: limits = '0', AB_PRODUCTION: production, ...own } = variant.env
+  const asProduction = production === '1'
   const port = freePort()
-  const others = arms.some((arm) => arm !== PASSTHROUGH) ? providersEnv(workDir, fakePort) : {}
-  const env = { ...gwEnv(join(workDir, variant.label), port, fakePort), ...others, ...own }
+  // A production organisation's chain falls back to Anthropic: configured, at the fake provider.
+  const others = asProduction || arms.some((arm) => arm !== PASSTHROUGH) ? providersEnv(workDir, fakePort) : {}
+  const metrics = asProduction ? { GW_METRICS_TOKEN: BENCH_METRICS_TOKEN } : {}
+  const env = { ...gwEnv(join(workDir, variant.label), port, fakePort), ...others, ...metrics, ...own }
   const org = await prepareOrg(variant.binary, env)
   const child = await startGw(variant.binary, env, join(workDir, `${variant.label}.log`))
-  if (Number(limits) > 0) await addBudgetLimits(port, org.sessionToken, Number(limits))
+  const budgetLimits = asProduction ? Math.max(Number(limits), 2) : Number(limits)
+  if (budgetLimits > 0) await addBudgetLimits(port, org.sessionToken, budgetLimits)
+  if (asProduction)
+    for (const model of new Set(arms.map((arm) => GW_ARMS[arm].model))) await addProductionSettings(port, org.sessionToken, model)
   return arms.map((arm) => ({
     target: gwTarget(arm === PASSTHROUGH ? variant.label : `${variant.label}:${arm}`, arm, port, org.apiKey, child.pid),
     direct: directName(GW_ARMS[arm].reaches),

@@ -133,6 +133,37 @@ export async function addBudgetLimits(port: number, sessionToken: string, count:
   }
 }
 
+/** A bearer token for `/metrics` on gw's main port: set, metrics are on (GW_METRICS_TOKEN). */
+export const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789'
+
+async function manage(port: number, sessionToken: string, method: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`)
+}
+
+/**
+ * What a production organisation has switched on, beside the budgets (`addBudgetLimits`): a fallback
+ * chain on the model its calls name (served by that model first, so every call follows the chain's
+ * first step), and an access rule on models (a denial of another model), so every call's model is
+ * decided by the rules. Metrics come from the environment (BENCH_METRICS_TOKEN).
+ */
+export async function addProductionSettings(port: number, sessionToken: string, model: string): Promise<void> {
+  await manage(port, sessionToken, 'POST', '/v1/gateway/fallback-chains', {
+    name: 'bench chain',
+    match: { model },
+    steps: [{ model }, { model: 'anthropic/claude-sonnet-4-5' }],
+  })
+  await manage(port, sessionToken, 'POST', '/v1/governance/access-rules', {
+    subject: { kind: 'org' },
+    resource: { kind: 'model', id: 'o1-pro' },
+    effect: 'deny',
+  })
+}
+
 /** The headers of a gw call: a real API key, and a layer-2 policy (a token bucket) that never refuses. */
 export const gwHeaders = (apiKey: string): Record<string, string> => ({
   authorization: `Bearer ${apiKey}`,
