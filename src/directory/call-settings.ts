@@ -29,7 +29,7 @@ interface CallSettingsOfOrg {
 
 /** The organisations' call settings as calls read them, held for a second, forgotten when the module changes them. */
 export class CallSettings implements CallSettingsSource {
-  private readonly cache: TtlCache<string, CallSettingsOfOrg>
+  private readonly cache: TtlCache<string, CallSettingsOfOrg | Promise<CallSettingsOfOrg>>
 
   constructor(
     private readonly store: Store,
@@ -40,26 +40,26 @@ export class CallSettings implements CallSettingsSource {
 
   /** What the request log does with a finished call's bodies. */
   bodyPolicy(orgId: string): ValueOrPromise<BodyPolicy> {
-    const cached = this.cache.get(orgId)
-    return cached ? cached.bodies : this.read(orgId).then((settings) => settings.bodies)
+    const settings = this.of(orgId)
+    return settings instanceof Promise ? settings.then((held) => held.bodies) : settings.bodies
   }
 
   streamMetaFrame(orgId: string): ValueOrPromise<boolean> {
-    const cached = this.cache.get(orgId)
-    return cached ? cached.streamMetaFrame : this.read(orgId).then((settings) => settings.streamMetaFrame)
+    const settings = this.of(orgId)
+    return settings instanceof Promise ? settings.then((held) => held.streamMetaFrame) : settings.streamMetaFrame
   }
 
   forget(orgId: string): void {
     this.cache.delete(orgId)
   }
 
-  private async read(orgId: string): Promise<CallSettingsOfOrg> {
-    const settings = await this.store.org(orgId).settings.get()
-    const fresh = {
-      bodies: { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction },
-      streamMetaFrame: settings.streamMetaFrame,
-    }
-    this.cache.set(orgId, fresh)
-    return fresh
+  private of(orgId: string): ValueOrPromise<CallSettingsOfOrg> {
+    return this.cache.held(orgId, async () => {
+      const settings = await this.store.org(orgId).settings.get()
+      return {
+        bodies: { store: settings.bodyRetentionDays !== null, redact: settings.piiRedaction },
+        streamMetaFrame: settings.streamMetaFrame,
+      }
+    })
   }
 }

@@ -1,6 +1,7 @@
 import { isProviderName, type ProviderName } from '../directory/providers'
 import type { ModelPriceRow } from '../store/repositories/model-prices'
 import type { Clock, Store } from '../store/store'
+import { remembered } from '../util/remembered'
 import { TtlCache } from '../util/ttl-cache'
 import type { ValueOrPromise } from '../util/value-or-promise'
 import { modelFamily, priceFor } from './cost'
@@ -21,21 +22,17 @@ export interface PriceSource {
 /**
  * The built-in table's answers, kept: the table never changes while gw runs, and a call would
  * otherwise resolve its model (snapshot suffixes, a maker's row behind Bedrock's id) every time.
- * Bounded by clearing it whole when a flood of unknown names fills it.
  */
-const builtinAnswers = new Map<string, PricedModel | undefined>()
-const MAX_BUILTIN_ANSWERS = 4096
+const builtinAnswer = remembered((key): PricedModel | undefined => {
+  // The provider's name holds no line break; a model's may, so only the first one splits.
+  const at = key.indexOf('\n')
+  const price = priceFor(key.slice(0, at) as ModelPrice['provider'], key.slice(at + 1))
+  return price && { price, source: 'builtin' }
+}, 4096)
 
 /** The built-in table only: what an organisation without overrides pays. */
-export const builtinPrice = (provider: ModelPrice['provider'], model: string): PricedModel | undefined => {
-  const key = `${provider}\n${model}`
-  if (builtinAnswers.has(key)) return builtinAnswers.get(key)
-  if (builtinAnswers.size >= MAX_BUILTIN_ANSWERS) builtinAnswers.clear()
-  const price = priceFor(provider, model)
-  const answer = price && { price, source: 'builtin' }
-  builtinAnswers.set(key, answer)
-  return answer
-}
+export const builtinPrice = (provider: ModelPrice['provider'], model: string): PricedModel | undefined =>
+  builtinAnswer(`${provider}\n${model}`)
 
 export const BUILTIN_PRICES: PriceSource = {
   priceOf: (_orgId, provider, model) => builtinPrice(provider, model),

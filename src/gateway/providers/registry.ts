@@ -2,6 +2,7 @@ import { providersOf, SERVES_BY_ALIAS_ONLY } from '../../directory/catalogue'
 import type { OrgKeySource, OrgProviderKey } from '../../directory/connections'
 import { isProviderName, type OperatorProviders, type ProviderName } from '../../directory/providers'
 import { ApiError } from '../../errors'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import { anthropic } from './anthropic'
 import { bedrock } from './bedrock'
 import { gemini } from './gemini'
@@ -75,7 +76,7 @@ export class ModelResolver {
   ) {}
 
   /** Answered at once when nothing has to be read; a promise only when the organisation's keys must be. */
-  resolve(orgId: string, requested: string): ResolvedModel | Promise<ResolvedModel> {
+  resolve(orgId: string, requested: string): ValueOrPromise<ResolvedModel> {
     const explicit = named(requested)
     if (explicit) return explicit
     const candidates = providersOf(requested)
@@ -94,7 +95,7 @@ export class ModelResolver {
     model: string,
     candidates: readonly ProviderName[],
     from: number,
-  ): ResolvedModel | Promise<ResolvedModel> {
+  ): ValueOrPromise<ResolvedModel> {
     for (let index = from; index < candidates.length; index++) {
       const name = candidates[index] as ProviderName
       const cached = this.orgKeys.cachedKeysFor(orgId, name)

@@ -72,7 +72,7 @@ const BALANCE_TTL_MS = 1_000
  * once a second or handed over by the request log's writer, less what its queued records will take.
  */
 export class CreditBalances {
-  private readonly balances: TtlCache<string, number>
+  private readonly balances: TtlCache<string, number | Promise<number>>
 
   constructor(
     private readonly store: Pick<Store, 'organizations'>,
@@ -88,20 +88,16 @@ export class CreditBalances {
 
   /** At once when the balance is held (the writer refreshes it with every batch it settles). */
   balance(orgId: string): ValueOrPromise<number> {
-    const stored = this.balances.get(orgId)
-    return stored === undefined ? this.read(orgId) : stored - this.requestLog.unwrittenDebit(orgId)
+    const stored = this.balances.held(orgId, async () => (await this.store.organizations.get(orgId))?.creditBalanceNano ?? 0)
+    return stored instanceof Promise
+      ? stored.then((balance) => balance - this.requestLog.unwrittenDebit(orgId))
+      : stored - this.requestLog.unwrittenDebit(orgId)
   }
 
   /** A call billed to the credits needs some left; the refusal is a 402. */
   require(orgId: string): ValueOrPromise<void> {
     const balance = this.balance(orgId)
     return balance instanceof Promise ? balance.then(requireCredits) : requireCredits(balance)
-  }
-
-  private async read(orgId: string): Promise<number> {
-    const stored = (await this.store.organizations.get(orgId))?.creditBalanceNano ?? 0
-    this.balances.set(orgId, stored)
-    return stored - this.requestLog.unwrittenDebit(orgId)
   }
 }
 

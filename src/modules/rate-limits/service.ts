@@ -37,7 +37,7 @@ const view = (rule: RateLimitRule) => ({
 })
 
 export class RateLimitRulesService implements RuleSource {
-  private readonly cache: TtlCache<string, readonly Policy[]>
+  private readonly cache: TtlCache<string, readonly Policy[] | Promise<readonly Policy[]>>
 
   constructor(
     private readonly store: Store,
@@ -48,13 +48,7 @@ export class RateLimitRulesService implements RuleSource {
 
   /** At once when held: the limiter reads them on every call without a `Gw-RateLimit-Policy` header. */
   rulesFor(orgId: string): ValueOrPromise<readonly Policy[]> {
-    return this.cache.get(orgId) ?? this.read(orgId)
-  }
-
-  private async read(orgId: string): Promise<readonly Policy[]> {
-    const policies = (await this.store.org(orgId).rateLimitRules.list()).map(toPolicy)
-    this.cache.set(orgId, policies)
-    return policies
+    return this.cache.held(orgId, async () => (await this.store.org(orgId).rateLimitRules.list()).map(toPolicy))
   }
 
   async list(principal: Principal) {

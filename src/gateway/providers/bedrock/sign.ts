@@ -7,6 +7,7 @@
  * the fake Bedrock re-signs every request it receives with AWS's signer and AWS's hash.
  */
 import { createHmac, hash } from 'node:crypto'
+import { remembered } from '../../../util/remembered'
 import { TtlCache } from '../../../util/ttl-cache'
 
 export interface AwsCredentials {
@@ -40,23 +41,6 @@ const ALGORITHM = 'AWS4-HMAC-SHA256'
  */
 export function bedrockModelPath(modelId: string, stream: boolean): string {
   return `/model/${encodedModelId(modelId)}/${stream ? 'converse-stream' : 'converse'}`
-}
-
-/**
- * A pure function's answers, kept for the few inputs a deployment uses (its model ids, so its paths);
- * cleared whole when a flood of others fills it, so memory stays bounded.
- */
-function remembered(compute: (input: string) => string, max = 1024): (input: string) => string {
-  const known = new Map<string, string>()
-  return (input) => {
-    let answer = known.get(input)
-    if (answer === undefined) {
-      if (known.size >= max) known.clear()
-      answer = compute(input)
-      known.set(input, answer)
-    }
-    return answer
-  }
 }
 
 /** RFC 3986 encoding, as SigV4 wants it: everything but letters, digits and `-_.~`. */
