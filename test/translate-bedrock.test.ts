@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { EventStreamDecoder, LARGEST_FRAME } from '../src/gateway/providers/bedrock/event-stream'
+import { EventStreamDecoder, eventStreamCodecReady, LARGEST_FRAME } from '../src/gateway/providers/bedrock/event-stream'
 import { failureFrame, streamFailureOf } from '../src/gateway/translate/errors'
 import { type Translation, translationBetween } from '../src/gateway/translate/pairs'
 import type { StreamTranslator } from '../src/gateway/translate/stream'
@@ -14,6 +14,9 @@ const now = () => NOW
 
 const fromOpenai = translationBetween('openai', 'bedrock', now) as Translation
 const fromAnthropic = translationBetween('anthropic', 'bedrock', now) as Translation
+
+// AWS's codec is loaded with the first Bedrock stream call; these tests decode without one.
+beforeAll(() => eventStreamCodecReady())
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 const NOVA = 'amazon.nova-pro-v1:0'

@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { boundedText } from '../util/read-body'
 import { VERSION } from '../version'
+import { clientSdk } from './sdk'
 
 /**
  * gw as an MCP client of a registered server, through the protocol's own SDK: the handshake
@@ -88,9 +87,12 @@ interface Session {
 /** Connects and runs initialize; the caller closes the client. */
 async function connect(target: McpTarget, fetch: FetchLike, signal: AbortSignal, timeoutMs: number): Promise<Session> {
   const url = new URL(target.url)
+  const sdk = await clientSdk()
   const transport =
-    target.transport === 'sse' ? new SSEClientTransport(url, { fetch }) : new StreamableHTTPClientTransport(url, { fetch })
-  const session: Session = { client: new Client(CLIENT_INFO, { capabilities: {} }), protocolVersion: null }
+    target.transport === 'sse'
+      ? new sdk.SSEClientTransport(url, { fetch })
+      : new sdk.StreamableHTTPClientTransport(url, { fetch })
+  const session: Session = { client: new sdk.Client(CLIENT_INFO, { capabilities: {} }), protocolVersion: null }
   // The SDK tells the transport which version was agreed and keeps it to itself otherwise.
   const agree = transport.setProtocolVersion.bind(transport)
   transport.setProtocolVersion = (version: string) => {

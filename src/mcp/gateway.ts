@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Authenticator } from '../auth/authenticator'
 import type { Principal } from '../auth/principal'
 import { requireGatewayScope } from '../auth/scopes'
@@ -21,6 +19,9 @@ import { readBody } from '../util/read-body'
 import { TtlCache } from '../util/ttl-cache'
 import { VERSION } from '../version'
 import { callTool, type FetchLike, listTools, type McpTarget, type ToolResult, UpstreamError, type UpstreamTool } from './client'
+import { serverSdk } from './sdk'
+
+type ServerSdk = Awaited<ReturnType<typeof serverSdk>>
 
 /** Between a server's name and its tool's in the names gw lists; a server's name cannot hold it. */
 export const SEPARATOR = '__'
@@ -35,6 +36,9 @@ export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024
 const decoder = new TextDecoder()
 /** What the log keeps of an upstream's error. */
 const MAX_LOGGED_ERROR_CHARS = 500
+
+/** JSON-RPC's own error codes (the SDK's `ErrorCode`, which is loaded only with the SDK). */
+const JSON_RPC = { parseError: -32700, invalidRequest: -32600, invalidParams: -32602, internalError: -32603 } as const
 
 /**
  * JSON-RPC error codes of gw's own refusals (the implementation-defined range): `data.code` carries
@@ -84,15 +88,26 @@ const rpcFailure = (status: number, code: number, message: string, headers: Reco
     headers: { 'content-type': 'application/json', ...headers },
   })
 
+/** A tool call gw refuses, as a JSON-RPC error; answered as the SDK's McpError (see `guarded`). */
+class ToolRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
 const refused = (error: ApiError) =>
-  new McpError(
+  new ToolRefusal(
     error.code === 'rate_limited' || error.code === 'budget_exceeded' ? MCP_ERRORS.limited : MCP_ERRORS.refused,
     error.message,
     { code: error.code, ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}) },
   )
 
 const unknownTool = (name: string, why: string) =>
-  new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}: ${why}`, { code: 'unknown_tool' })
+  new ToolRefusal(JSON_RPC.invalidParams, `unknown tool ${JSON.stringify(name)}: ${why}`, { code: 'unknown_tool' })
 
 /**
  * gw as an MCP server (Streamable HTTP, stateless): one endpoint that lists the tools of an
@@ -119,7 +134,7 @@ export class McpGateway {
       const known = callerFacing(error)
       if (!known) {
         this.deps.log.error('mcp: authentication failed', { error: String(error) })
-        return rpcFailure(500, ErrorCode.InternalError, internalError().message)
+        return rpcFailure(500, JSON_RPC.internalError, internalError().message)
       }
       const code = known.status === 401 ? MCP_ERRORS.unauthorized : MCP_ERRORS.refused
       return rpcFailure(known.status, code, known.message, known.status === 401 ? { 'www-authenticate': 'Bearer' } : {})
@@ -134,12 +149,16 @@ export class McpGateway {
     try {
       body = JSON.parse(decoder.decode(await readBody(request, MAX_MCP_BODY_BYTES)))
     } catch (error) {
-      if (error instanceof ApiError) return rpcFailure(error.status, ErrorCode.InvalidRequest, error.message)
-      return rpcFailure(400, ErrorCode.ParseError, 'the body is not JSON: send a JSON-RPC message')
+      if (error instanceof ApiError) return rpcFailure(error.status, JSON_RPC.invalidRequest, error.message)
+      return rpcFailure(400, JSON_RPC.parseError, 'the body is not JSON: send a JSON-RPC message')
     }
     // A server and a transport per request: the SDK's stateless mode, where nothing outlives the answer.
-    const server = this.serverFor(principal, request.headers)
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    const sdk = await serverSdk()
+    const server = this.serverFor(sdk, principal, request.headers)
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
     await server.connect(transport)
     try {
       return await transport.handleRequest(request, { parsedBody: body })
@@ -148,27 +167,30 @@ export class McpGateway {
     }
   }
 
-  private serverFor(principal: Principal, callerHeaders: Headers): Server {
-    const server = new Server({ name: 'gw', version: VERSION }, { capabilities: { tools: {} } })
-    server.setRequestHandler(ListToolsRequestSchema, () => this.guarded(() => this.list(principal)))
-    server.setRequestHandler(CallToolRequestSchema, (request) =>
-      this.guarded(() => this.call(principal, request.params.name, request.params.arguments, callerHeaders)),
+  private serverFor(sdk: ServerSdk, principal: Principal, callerHeaders: Headers): Server {
+    const server = new sdk.Server({ name: 'gw', version: VERSION }, { capabilities: { tools: {} } })
+    server.setRequestHandler(sdk.ListToolsRequestSchema, () => this.guarded(sdk, () => this.list(principal)))
+    server.setRequestHandler(sdk.CallToolRequestSchema, (request) =>
+      this.guarded(sdk, () => this.call(principal, request.params.name, request.params.arguments, callerHeaders)),
     )
     return server
   }
 
-  /** Our own faults are logged and answered as an internal error; nothing of them reaches the caller. */
-  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * What reaches the SDK: gw's refusals as its McpError; our own faults logged and answered as an
+   * internal error, nothing of them reaching the caller.
+   */
+  private async guarded<T>(sdk: ServerSdk, work: () => Promise<T>): Promise<T> {
     try {
       return await work()
     } catch (error) {
-      if (error instanceof McpError) throw error
-      const known = callerFacing(error)
-      if (known) throw refused(known)
+      const known = error instanceof ToolRefusal ? undefined : callerFacing(error)
+      const refusal = known ? refused(known) : error
+      if (refusal instanceof ToolRefusal) throw new sdk.McpError(refusal.code, refusal.message, refusal.data)
       this.deps.log.error('mcp: request failed', {
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       })
-      throw new McpError(ErrorCode.InternalError, internalError().message)
+      throw new sdk.McpError(JSON_RPC.internalError, internalError().message)
     }
   }
 
@@ -236,7 +258,7 @@ export class McpGateway {
       span.end(failure === null ? {} : { error: failure })
       return result
     } catch (error) {
-      span.end(error instanceof McpError ? { refused: error.message } : { error: String(error) })
+      span.end(error instanceof ToolRefusal ? { refused: error.message } : { error: String(error) })
       throw error
     }
   }
@@ -265,10 +287,14 @@ export class McpGateway {
       estimateCents: costNano / NANO_PER_CENT,
     })
     if (!verdict.allowed)
-      throw new McpError(MCP_ERRORS.limited, `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`, {
-        code: 'rate_limited',
-        retryAfterSeconds: verdict.retryAfterSeconds,
-      })
+      throw new ToolRefusal(
+        MCP_ERRORS.limited,
+        `rate limit exceeded: ${verdict.reason}; retry in ${verdict.retryAfterSeconds} s`,
+        {
+          code: 'rate_limited',
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        },
+      )
     const id = randomUUID()
     const reservation = await this.deps.budgets.reserve(
       {

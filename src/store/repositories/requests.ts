@@ -89,22 +89,30 @@ export interface RequestSort {
 /** Rows per INSERT on Postgres: 30 columns x 400 rows stays under its bound-parameter limit. */
 const BATCH_ROWS = 400
 
-export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: Database) => {
-  // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
-  // building multi-row statements (13 against 42 µs a record), and the writer does this all day. A
-  // placeholder of a JSON column would encode a null as the text 'null', so the JSON columns are bound
-  // as already-encoded text (or SQL NULL) instead.
-  let prepared: { run(values: Record<string, unknown>): { changes: number } } | undefined
-  const insertPrepared = () =>
-    (prepared ??= orm
-      .insert(requests)
-      .values({
-        ...Object.fromEntries(Object.keys(getTableColumns(requests)).map((name) => [name, sql.placeholder(name)])),
-        properties: sql`${sql.placeholder('properties')}`,
-        attempts: sql`${sql.placeholder('attempts')}`,
-      } as never)
-      .onConflictDoNothing()
-      .prepare() as unknown as { run(values: Record<string, unknown>): { changes: number } })
+/**
+ * A record as SQLite's positional insert binds it: every column in the table's order, each value as
+ * the column's own mapping stores it (dates, booleans, JSON), a null as SQL NULL.
+ */
+function positionalInsert(requests: Database['tables']['requests'], prepare: NonNullable<Database['prepare']>) {
+  const columns = Object.entries(getTableColumns(requests)) as Array<[keyof RequestRecord, AnyColumn]>
+  const names = columns.map(([, column]) => `"${column.name}"`).join(', ')
+  const run = prepare(`insert into "requests" (${names}) values (${columns.map(() => '?').join(', ')}) on conflict do nothing`)
+  const params: unknown[] = new Array(columns.length)
+  return (record: RequestRecord): boolean => {
+    for (let i = 0; i < columns.length; i++) {
+      const [field, column] = columns[i] as [keyof RequestRecord, AnyColumn]
+      const value = record[field]
+      params[i] = value === null || value === undefined ? null : column.mapToDriverValue(value)
+    }
+    return run(params) > 0
+  }
+}
+
+export const requestsRepository = ({ orm, dialect, all, prepare, tables: { requests } }: Database) => {
+  // SQLite runs in-process and the writer inserts every record one by one: a positional statement,
+  // prepared once, costs a third of drizzle's prepared insert, which maps 35 named placeholders a run
+  // (the request log writer's profile, bench/results/2026-11-26-hot-path-profile.md).
+  let insertOne: ((record: RequestRecord) => boolean) | undefined
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -150,16 +158,9 @@ export const requestsRepository = ({ orm, dialect, all, tables: { requests } }: 
      */
     async insertMany(records: readonly RequestRecord[]): Promise<Set<string>> {
       const written = new Set<string>()
-      if (dialect === 'sqlite') {
-        const statement = insertPrepared()
-        for (const record of records) {
-          const { changes } = statement.run({
-            ...record,
-            properties: record.properties === null ? null : JSON.stringify(record.properties),
-            attempts: record.attempts === null ? null : JSON.stringify(record.attempts),
-          })
-          if (changes > 0) written.add(record.id)
-        }
+      if (prepare) {
+        insertOne ??= positionalInsert(requests, prepare)
+        for (const record of records) if (insertOne(record)) written.add(record.id)
         return written
       }
       for (let i = 0; i < records.length; i += BATCH_ROWS) {

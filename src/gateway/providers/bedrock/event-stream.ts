@@ -4,8 +4,7 @@
  * same events an SSE stream gives, so the relay and the translation read Bedrock as they read the
  * others. The frame layout and checksums are left to AWS's own codec rather than written again.
  */
-import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec'
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8'
+import type { EventStreamCodec, MessageHeaders } from '@smithy/eventstream-codec'
 import type { SseEvent } from '../../../util/sse'
 import { asRecord, parseJson } from '../provider'
 
@@ -30,7 +29,24 @@ const ERROR_TYPE_OF_EXCEPTION: Record<string, string> = {
   modelTimeoutException: 'timeout_error',
 }
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8)
+/**
+ * AWS's codec is loaded with the first Bedrock stream, not at start-up: with the `@smithy/core` it
+ * brings, evaluating it took about 5 ms of every start, on every server, Bedrock or not.
+ */
+let codec: { decode: EventStreamCodec['decode']; utf8: (bytes: Uint8Array) => string } | undefined
+let loading: Promise<void> | undefined
+
+/** Call (and await what it answers) before a decoder is made; answers nothing once the codec is in. */
+export function eventStreamCodecReady(): Promise<void> | undefined {
+  if (codec) return undefined
+  loading ??= Promise.all([import('@smithy/eventstream-codec'), import('@smithy/util-utf8')]).then(
+    ([{ EventStreamCodec }, { fromUtf8, toUtf8 }]) => {
+      const loaded = new EventStreamCodec(toUtf8, fromUtf8)
+      codec = { decode: (frame) => loaded.decode(frame), utf8: toUtf8 }
+    },
+  )
+  return loading
+}
 
 /**
  * Feed it bytes as they arrive; it returns the events of the frames they complete. A frame is one
@@ -39,6 +55,7 @@ const codec = new EventStreamCodec(toUtf8, fromUtf8)
  * checksum, impossible length, unknown message type) throws: nothing after it can be trusted.
  */
 export class EventStreamDecoder {
+  private readonly codec = loadedCodec()
   private chunks: Uint8Array[] = []
   private buffered = 0
   /** The length of the frame being gathered, once its prelude is in. */
@@ -55,7 +72,7 @@ export class EventStreamDecoder {
         this.expected = frameLength(this.peek(PRELUDE_BYTES))
         continue
       }
-      events.push(eventOf(this.take(this.expected)))
+      events.push(eventOf(this.codec, this.take(this.expected)))
       this.expected = undefined
     }
     return events
@@ -112,15 +129,20 @@ function frameLength(prelude: Uint8Array): number {
   return total
 }
 
-function eventOf(frame: Uint8Array): SseEvent {
+function loadedCodec(): NonNullable<typeof codec> {
+  if (!codec) throw new Error('the event-stream codec is not loaded: await eventStreamCodecReady() before decoding')
+  return codec
+}
+
+function eventOf(loaded: NonNullable<typeof codec>, frame: Uint8Array): SseEvent {
   let message: ReturnType<EventStreamCodec['decode']>
   try {
-    message = codec.decode(frame)
+    message = loaded.decode(frame)
   } catch (error) {
     throw new Error(`a malformed event-stream frame: ${(error as Error).message}`)
   }
   const header = (name: string) => stringHeader(message.headers, name)
-  const payload = toUtf8(message.body)
+  const payload = loaded.utf8(message.body)
   switch (header(':message-type')) {
     case 'event': {
       const type = header(':event-type')

@@ -2,7 +2,7 @@ import { ApiError } from '../../../errors'
 import type { Usage } from '../../../money/usage'
 import { usageOfConverse } from '../../translate/bedrock-converse'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
-import { EventStreamDecoder } from './event-stream'
+import { EventStreamDecoder, eventStreamCodecReady } from './event-stream'
 import { bedrockModelPath, signBedrockRequest } from './sign'
 
 /**
@@ -58,6 +58,9 @@ export const bedrock: ProviderAdapter = {
     if (!accessKeyId || !secretAccessKey || !region)
       throw new ApiError('bad_request', 'this Bedrock connection lacks its access key id, secret access key or region')
     const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream)}`
+    // Its decoder is made once the answer arrives, after this.
+    const codecLoading = stream ? eventStreamCodecReady() : undefined
+    if (codecLoading) await codecLoading
     const headers = signBedrockRequest({
       url,
       method: 'POST',
