@@ -36,9 +36,8 @@ export interface Database {
   transaction<T>(work: (tx: Database) => Promise<T>): Promise<T>
   /**
    * SQLite only: a statement compiled once, run with positional `?` parameters, answering how many rows
-   * it changed. For the one write made thousands of times a second (the request log's records), where
-   * the query builder's mapping of named placeholders cost as much as the insert. Postgres has none:
-   * its writes go in multi-row statements.
+   * it changed. For the writes made thousands of times a second (the request log's records and bodies,
+   * see positional-insert.ts). Postgres has none: its writes go in multi-row statements.
    */
   readonly prepare?: (statement: string) => (params: readonly unknown[]) => number
   /**

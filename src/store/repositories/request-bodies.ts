@@ -1,5 +1,6 @@
-import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Database } from '../database'
+import { positionalInsert } from '../positional-insert'
 
 export interface RequestBodyRecord {
   requestId: string
@@ -13,21 +14,14 @@ export interface RequestBodyRecord {
 /** Bodies are large: fewer rows per INSERT than the request log. */
 const BATCH_ROWS = 100
 
-export const requestBodiesRepository = ({ orm, dialect, tables: { requestBodies } }: Database) => {
+export const requestBodiesRepository = ({ orm, prepare, tables: { requestBodies } }: Database) => {
   // As for the records (requests.ts): on SQLite one prepared single-row INSERT per body.
-  let prepared: { run(values: Record<string, unknown>): unknown } | undefined
-  const insertPrepared = () =>
-    (prepared ??= orm
-      .insert(requestBodies)
-      .values(
-        Object.fromEntries(Object.keys(getTableColumns(requestBodies)).map((name) => [name, sql.placeholder(name)])) as never,
-      )
-      .prepare())
+  let insertOne: ((body: RequestBodyRecord) => boolean) | undefined
   return {
     async insertMany(bodies: readonly RequestBodyRecord[]): Promise<void> {
-      if (dialect === 'sqlite') {
-        const statement = insertPrepared()
-        for (const body of bodies) statement.run({ ...body })
+      if (prepare) {
+        insertOne ??= positionalInsert<RequestBodyRecord>(requestBodies, prepare)
+        for (const body of bodies) insertOne(body)
         return
       }
       for (let i = 0; i < bodies.length; i += BATCH_ROWS) {

