@@ -51,7 +51,7 @@ import {
   startFake,
   type Target,
 } from './arms'
-import { timeFirstByte, timePlain, verifyArm } from './calls'
+import { verifyArm, warmUp } from './calls'
 import { integer, loadSettings } from './config'
 import type { CpuUse } from './cpu'
 import { type CallMode, type FixedRateResult, runFixedRate } from './fixed-rate'
@@ -113,18 +113,6 @@ async function startVariant(variant: Variant, workDir: string, fakePort: number,
     variant: variant.label,
     arm,
   }))
-}
-
-/** Four callers back to back for a while, plain and streamed: enough for the JIT to compile what the timed part runs. */
-async function warm(target: Target, seconds: number): Promise<void> {
-  const until = performance.now() + seconds * 1000
-  const caller = async () => {
-    while (performance.now() < until) {
-      await timePlain(target)
-      await timeFirstByte(target)
-    }
-  }
-  await Promise.all([caller(), caller(), caller(), caller()])
 }
 
 interface Loop {
@@ -205,7 +193,7 @@ await runInScratch('ab', async (workDir) => {
   for (const variant of variants) entries.push(...(await startVariant(variant, workDir, fake.port, arms)))
   const targets = entries.map((entry) => entry.target)
   for (const target of targets) await verifyArm(target, fake.port)
-  for (const target of targets) await warm(target, warmupSeconds)
+  for (const target of targets) await warmUp(target, warmupSeconds)
 
   const watch = (t: Target) => (t.pid === fake.pid ? { server: t.pid } : { server: t.pid, provider: fake.pid })
   const byRound: Array<Map<string, Figures>> = []

@@ -11,17 +11,22 @@ import type { Settings } from './config'
 import {
   AZURE_API_VERSION,
   AZURE_DEPLOYMENT,
+  addBudgetLimits,
+  addProductionSettings,
+  BENCH_METRICS_TOKEN,
   gwBinary,
   gwEnv,
   gwHeaders,
   prepareOrg,
+  providersEnv,
   startGw,
   VERTEX_LOCATION,
   VERTEX_PROJECT,
 } from './gw'
 import { freePort, start, waitForHttp } from './processes'
 
-export const ARM_NAMES = ['direct', 'nginx', 'bun-proxy', 'gw', 'portkey'] as const
+/** `gw-production`: gw with what a production organisation switches on (`addProductionSettings`). */
+export const ARM_NAMES = ['direct', 'nginx', 'bun-proxy', 'gw', 'gw-production', 'portkey'] as const
 export type ArmName = (typeof ARM_NAMES)[number]
 
 /** The formats the fake provider answers in (`fake-provider.ts`); `token` is its token endpoint, counted apart. */
@@ -55,6 +60,9 @@ export interface Running {
   fakePid: number
   gw: Subprocess
   gwLog: string
+  /** The production organisation's gw, a process of its own so that the plain arm's memory is its own. */
+  gwProduction: Subprocess
+  gwProductionLog: string
 }
 
 export const PATH = '/v1/chat/completions'
@@ -151,13 +159,32 @@ async function startPortkey(settings: Settings, fakePort: number): Promise<Arm> 
   }
 }
 
-async function startGwArm(settings: Settings, fakePort: number): Promise<{ arm: Arm; gw: Subprocess; gwLog: string }> {
+/**
+ * gw as the suite's plain organisation has it (nothing switched on), or, for `gw-production`, with what
+ * a production organisation uses: two budget limits, a fallback chain on the called model (falling
+ * back to Anthropic's, configured at the fake), an access rule on models, and metrics.
+ */
+async function startGwArm(
+  settings: Settings,
+  fakePort: number,
+  name: 'gw' | 'gw-production',
+): Promise<{ arm: Arm; gw: Subprocess; gwLog: string }> {
   const binary = gwBinary(settings.repoRoot)
-  const env = gwEnv(join(settings.workDir, 'gw-data'), freePort(), fakePort)
+  const dir = join(settings.workDir, `${name}-data`)
+  const production = name === 'gw-production'
+  const port = freePort()
+  const env = {
+    ...gwEnv(dir, port, fakePort),
+    ...(production ? { ...providersEnv(settings.workDir, fakePort), GW_METRICS_TOKEN: BENCH_METRICS_TOKEN } : {}),
+  }
   const org = await prepareOrg(binary, env)
-  const gwLog = join(settings.workDir, 'gw.log')
+  const gwLog = join(settings.workDir, `${name}.log`)
   const gw = await startGw(binary, env, gwLog)
-  const arm: Arm = { name: 'gw', url: `http://127.0.0.1:${env.GW_PORT}${PATH}`, headers: gwHeaders(org.apiKey), pid: gw.pid }
+  if (production) {
+    await addBudgetLimits(port, org.sessionToken, 2)
+    await addProductionSettings(port, org.sessionToken, 'gpt-4o')
+  }
+  const arm: Arm = { name, url: `http://127.0.0.1:${port}${PATH}`, headers: gwHeaders(org.apiKey), pid: gw.pid }
   return { arm, gw, gwLog }
 }
 
@@ -310,7 +337,16 @@ export async function startArms(settings: Settings): Promise<Running> {
   const direct = directArm(fakePort, fakePid)
   const nginx = await startNginx(settings, fakePort)
   const bunProxy = await startBunProxy(settings, fakePort)
-  const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort)
+  const { arm: gwArm, gw, gwLog } = await startGwArm(settings, fakePort, 'gw')
+  const production = await startGwArm(settings, fakePort, 'gw-production')
   const portkey = await startPortkey(settings, fakePort)
-  return { arms: [direct, nginx, bunProxy, gwArm, portkey], fakePort, fakePid, gw, gwLog }
+  return {
+    arms: [direct, nginx, bunProxy, gwArm, production.arm, portkey],
+    fakePort,
+    fakePid,
+    gw,
+    gwLog,
+    gwProduction: production.gw,
+    gwProductionLog: production.gwLog,
+  }
 }

@@ -17,6 +17,7 @@ export interface Settings {
   /** The repository root: dist/gw is taken from there and the results file written under it. */
   repoRoot: string
   fakeLatencyMs: number
+  warmupSeconds: number
   sequential: { requests: number; warmup: number; block: number }
   saturation: { connections: number; threads: number; seconds: number; warmupSeconds: number }
   /** `seconds` and `warmupSeconds` are per round; the arms take turns, `rounds` times. */
@@ -33,6 +34,8 @@ export function loadSettings(repoRoot: string): Settings {
     workDir,
     repoRoot,
     fakeLatencyMs: integer('FAKE_LATENCY_MS', 0, 0),
+    // Every arm under load this long before anything is timed, so the JIT has compiled what is timed.
+    warmupSeconds: integer('WARMUP_SECONDS', 8, 0),
     sequential: {
       requests: integer('SEQ_REQUESTS', 2_000),
       warmup: integer('SEQ_WARMUP', 200, 0),

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Arm, type ArmName, startArms } from './arms'
 import { runBurst } from './burst'
-import { verifyArm } from './calls'
+import { verifyArm, warmUp } from './calls'
 import { runColdStarts } from './cold-start'
 import { loadSettings } from './config'
 import { runFixedRate } from './fixed-rate'
@@ -36,11 +36,16 @@ async function scenario<T>(name: string, work: () => Promise<T>): Promise<T> {
 
 async function main(): Promise<void> {
   const facts = await machineFacts(repoRoot)
-  const { arms, fakePort, fakePid, gw, gwLog } = await scenario('start the arms', () => startArms(settings))
+  const { arms, fakePort, fakePid, gw, gwLog, gwProduction, gwProductionLog } = await scenario('start the arms', () =>
+    startArms(settings),
+  )
   // Before any traffic: what gw holds once started and idle.
   await Bun.sleep(1_000)
   const idle = rssMiB(gw.pid)
   for (const arm of arms) await verifyArm(arm, fakePort)
+  await scenario('warm-up', async () => {
+    for (const arm of arms) await warmUp(arm, settings.warmupSeconds)
+  })
 
   const sequential = await scenario('(a) sequential', async () => {
     const timings = await runSequential(arms, settings.sequential)
@@ -90,7 +95,8 @@ async function main(): Promise<void> {
   const burst = await scenario('(f) burst', () => runBurst(settings, fakePort))
 
   await stop(gw)
-  const gwLines = [gwLog, join(settings.workDir, 'gw-burst.log'), join(settings.workDir, 'cold-start', 'gw.log')]
+  await stop(gwProduction)
+  const gwLines = [gwLog, gwProductionLog, join(settings.workDir, 'gw-burst.log'), join(settings.workDir, 'cold-start', 'gw.log')]
     .flatMap((path) => readFileSync(path, 'utf8').split('\n'))
     .filter((line) => line.trim() !== '')
 
