@@ -4,7 +4,6 @@
  * line on stdout; diagnostics go to stderr; a bad invocation or configuration exits with status 2.
  */
 import { parseArgs } from 'node:util'
-import { createApp, createServices } from './app'
 import { MIN_PASSWORD_LENGTH } from './auth/passwords'
 import { rotateServerSecret } from './auth/secret-rotation'
 import { newServerSecret, replaceSecretFile } from './auth/server-secret'
@@ -14,6 +13,7 @@ import { ApiError } from './errors'
 import { serveMetrics } from './observability/observer'
 import { openRuntime, type Runtime } from './runtime'
 import { serve } from './serve'
+import { createServices } from './services'
 import { emailProblem } from './util/email'
 import { VERSION } from './version'
 
@@ -87,9 +87,10 @@ async function serveCommand(): Promise<void> {
   const { config, deps } = runtime
   const log = deps.log
   const services = createServices(deps)
-  const app = createApp(deps, services)
   services.retention.start(RETENTION_FIRST_MS, RETENTION_INTERVAL_MS)
-  const server = serve(app, services, {
+  // The management API is imported and built when first asked for: see ManagementApp.
+  const managementApp = async () => (await import('./app')).createApp(deps, services)
+  const server = serve(managementApp, services, {
     hostname: config.host,
     port: config.port,
     maxRequestBodySize: config.maxBodyBytes + BUN_BODY_SLACK_BYTES,

@@ -131,3 +131,73 @@ describe('our own faults', () => {
     }
   })
 })
+
+describe('the management app built on first use, as `gw serve` builds it', () => {
+  /** A builder that hands the harness's app once it is told to, counting how often it was asked. */
+  const builder = (app: App | Error) => {
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const calls = { count: 0 }
+    const build = async (): Promise<App> => {
+      calls.count++
+      await released
+      if (app instanceof Error) throw app
+      return app
+    }
+    return { build, release, calls }
+  }
+
+  test('the health check and gateway calls are answered before it is built; it is built once, for every request waiting on it', async () => {
+    const { build, release, calls } = builder(h.app)
+    const server = serve(build, h.services, { hostname: '127.0.0.1', port: 0, log: h.deps.log })
+    const base = `http://127.0.0.1:${server.port}`
+    try {
+      const health = await fetch(`${base}/healthcheck`)
+      expect(health.status).toBe(200)
+      expect(((await health.json()) as { status: string }).status).toBe('ok')
+      const call = await fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        body: chat,
+      })
+      expect(call.status).toBe(200)
+      expect(calls.count).toBe(0)
+
+      const waiting = [1, 2, 3].map(() =>
+        fetch(`${base}/v1/governance/access-rules`, { headers: { authorization: `Bearer ${org.ownerSession}` } }),
+      )
+      await Bun.sleep(20)
+      expect(calls.count).toBe(1)
+      release()
+      const answers = await Promise.all(waiting)
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200])
+      const after = await fetch(`${base}/v1/governance/access-rules`, {
+        headers: { authorization: `Bearer ${org.ownerSession}` },
+      })
+      expect(after.status).toBe(200)
+      expect(calls.count).toBe(1)
+    } finally {
+      await server.stop(true)
+    }
+  })
+
+  test('a build that fails answers a JSON 500, is logged, and is tried again by the next request', async () => {
+    logged.length = 0
+    const { build, release, calls } = builder(new Error('the route catalogue disagrees'))
+    release()
+    const server = serve(build, h.services, { hostname: '127.0.0.1', port: 0, log: h.deps.log })
+    try {
+      for (const _ of [1, 2]) {
+        const response = await fetch(`http://127.0.0.1:${server.port}/v1/governance/access-rules`)
+        expect(response.status).toBe(500)
+        expect(await response.json()).toMatchObject({ data: null, error: { code: 'internal_error' } })
+      }
+      expect(calls.count).toBe(2)
+      expect(logged.some((line) => line.includes('the management API could not be built'))).toBe(true)
+    } finally {
+      await server.stop(true)
+    }
+  })
+})

@@ -39,6 +39,12 @@ export class HealthService {
     this.startedAt = now()
   }
 
+  /** The report and the HTTP status it is answered with: 503 when a component the server needs is down. */
+  async answer(): Promise<{ httpStatus: 200 | 503; report: HealthReport }> {
+    const report = await this.report()
+    return { httpStatus: report.status === 'down' ? 503 : 200, report }
+  }
+
   async report(): Promise<HealthReport> {
     const states = await Promise.all(this.probes.map(run))
     const checked = this.probes.map((probe, i) => ({ name: probe.name, required: probe.required, state: states[i] ?? 'down' }))
