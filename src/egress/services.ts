@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 
 /**
  * The other services integrations talk to, at the addresses the operator configured (GW_SLACK_API_URL,
@@ -51,8 +51,13 @@ export async function slackPost(apiUrl: string, botToken: string, channel: strin
   if (!answer?.ok) throw new ServiceFailure(`Slack refused: ${answer?.error ?? `status ${response.status}`}`)
 }
 
-/** A Stripe client on the configured address, with no retries of its own (the outbox retries) and no telemetry. */
-function stripeClient(apiUrl: string, secretKey: string): Stripe {
+/**
+ * A Stripe client on the configured address, with no retries of its own (the outbox retries) and no
+ * telemetry. Stripe's library is loaded with the first meter event: evaluating it took a few
+ * milliseconds of every start-up (bench/results/2026-11-27-cold-start.md).
+ */
+async function stripeClient(apiUrl: string, secretKey: string): Promise<Stripe> {
+  const { default: Stripe } = await import('stripe')
   const url = new URL(apiUrl)
   return new Stripe(secretKey, {
     host: url.hostname,
@@ -75,7 +80,8 @@ export async function stripeMeterEvent(
   event: { eventName: string; customerId: string; value: number; identifier: string; at: Date },
 ): Promise<{ identifier: string }> {
   try {
-    const created = await stripeClient(apiUrl, secretKey).billing.meterEvents.create({
+    const stripe = await stripeClient(apiUrl, secretKey)
+    const created = await stripe.billing.meterEvents.create({
       event_name: event.eventName,
       identifier: event.identifier,
       timestamp: Math.floor(event.at.getTime() / 1000),
