@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
-import { TEST_PROPERTY } from '../src/modules/traffic/gateway-test'
+import { TEST_OUTPUT_TOKENS, TEST_PROPERTY } from '../src/modules/traffic/gateway-test'
 import { type FakeProvider, OPENAI_TEXT, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 
@@ -52,6 +52,19 @@ describe('POST /v1/test/gateway-request', () => {
     await h.requestLog.flush()
     const record = await h.store.requests.get(org.orgId, result.requestId)
     expect(record?.properties).toEqual({ [TEST_PROPERTY]: 'true' })
+  })
+
+  test("the reply is capped in the field the model's provider reads, with room for a reasoning model's thinking", async () => {
+    // OpenAI's reasoning models refuse max_tokens; OpenAI takes max_completion_tokens for every model.
+    for (const model of ['o4-mini', 'gpt-4o', 'openai/o3']) {
+      expect((await outcome({ model })).ok).toBe(true)
+      const sent = fake.calls.at(-1)?.body
+      expect(sent?.max_completion_tokens).toBe(TEST_OUTPUT_TOKENS)
+      expect(sent).not.toHaveProperty('max_tokens')
+    }
+    // Translated, the cap becomes the provider's own field.
+    expect((await outcome({ model: 'anthropic/claude-sonnet-4-5' })).ok).toBe(true)
+    expect(fake.calls.at(-1)?.body.max_tokens).toBe(TEST_OUTPUT_TOKENS)
   })
 
   test('a failing provider is reported as the outcome, not as an error of the route', async () => {
@@ -122,6 +135,9 @@ describe("POST /v1/test/gateway-request on one of the organisation's own keys (p
     const call = fake.calls.at(-1)
     expect(call?.headers.authorization).toBe(`Bearer ${GROQ_SECRET}`)
     expect(call?.body.model).toBe('llama-3.3-70b-versatile')
+    // Another OpenAI-compatible vendor reads max_tokens (some refuse the newer name).
+    expect(call?.body.max_tokens).toBe(TEST_OUTPUT_TOKENS)
+    expect(call?.body).not.toHaveProperty('max_completion_tokens')
     expect((await outcome({ model: 'groq/llama-3.3-70b-versatile', providerKeyId: groqKey })).provider).toBe('groq')
   })
 

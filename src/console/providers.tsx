@@ -170,7 +170,7 @@ function ModelTable({ provider }: { provider: GatewayProvider }) {
 }
 
 /**
- * One tiny call (16 tokens at most) to the provider through the organisation's own path, on a key of
+ * One small call (256 output tokens at most) to the provider through the organisation's own path, on a key of
  * its own when one is chosen; it is logged and billed as any call is. What came back is shown as it
  * came: the answer, or the provider's error word for word.
  */

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
-import { isProviderName } from '../../directory/providers'
+import { providersOf } from '../../directory/catalogue'
+import { isProviderName, type ProviderName } from '../../directory/providers'
 import { badRequest, forbidden, notFound } from '../../errors'
 import type { DispatchPath } from '../../gateway/dispatch-routes'
 import type { Store } from '../../store/store'
@@ -19,6 +20,31 @@ export interface GatewayTestDeps {
 
 /** The record of a test call carries this property, so it can be told apart from real traffic (and filtered out). */
 export const TEST_PROPERTY = 'gw-test'
+
+/**
+ * The test's reply is capped: enough for a reasoning model to think before a short answer (16 tokens
+ * left OpenAI's o-series and Gemini 2.5 with nothing to say), and a few cents at most on the dearest model.
+ */
+export const TEST_OUTPUT_TOKENS = 256
+
+/**
+ * OpenAI's reasoning models refuse `max_tokens`, and OpenAI and Azure take `max_completion_tokens` for
+ * every model; other OpenAI-compatible vendors read `max_tokens` (Mistral refuses a field it does not
+ * know), and the providers gw translates to take either.
+ */
+const TAKES_COMPLETION_TOKENS: ReadonlySet<ProviderName> = new Set(['openai', 'azure'])
+
+/** The provider a model names (`groq/...`), or the one its bare name is served by first; none when unknown. */
+function providerNamed(model: string): ProviderName | undefined {
+  const prefix = model.slice(0, Math.max(model.indexOf('/'), 0))
+  return isProviderName(prefix) ? prefix : providersOf(model)[0]
+}
+
+const outputCap = (model: string): Record<string, number> => {
+  const provider = providerNamed(model)
+  const field = provider && TAKES_COMPLETION_TOKENS.has(provider) ? 'max_completion_tokens' : 'max_tokens'
+  return { [field]: TEST_OUTPUT_TOKENS }
+}
 
 /**
  * `POST /v1/test/gateway-request`: one small chat call through the organisation's own gateway path
@@ -43,7 +69,7 @@ export class GatewayTest {
     const bodyText = JSON.stringify({
       model,
       messages: [{ role: 'user', content: input.prompt ?? 'ping' }],
-      max_tokens: 16,
+      ...outputCap(model),
     })
     const request = new Request(`http://gw.internal${path}`, {
       method: 'POST',
