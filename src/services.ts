@@ -236,6 +236,7 @@ export function createServices(deps: AppDeps) {
     providers: new ProvidersService(
       deps.store,
       new Set(PROVIDER_NAMES.filter((name) => operatorConfigured(deps.gateway.providers, name))),
+      prices,
     ),
     /** Which provider keys (and operator endpoints, `operatorKeyId`) are cooling down; `pickKey` chooses with it. */
     keyHealth,

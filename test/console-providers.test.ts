@@ -59,7 +59,7 @@ describe.skipIf(!browserAvailable)('the Providers page and provider keys of ever
         .getByText(/models, with prices$/)
         .click()
       const gpt4o = models.locator('tr').filter({ has: page.getByText('gpt-4o', { exact: true }) })
-      expect(await gpt4o.locator('td').allTextContents()).toEqual(['gpt-4o', '16,384', '$2.50', '$10.00'])
+      expect(await gpt4o.locator('td').allTextContents()).toEqual(['gpt-4o', '16,384', '$2.50', '$10.00', 'table'])
       expect(await card(page, 'Groq').getByText('No catalogued models').textContent()).toContain('groq/<model>')
       // The link leads to the keys.
       await gemini.getByRole('link', { name: 'Provider keys (Google Gemini API)' }).click()
@@ -72,6 +72,37 @@ describe.skipIf(!browserAvailable)('the Providers page and provider keys of ever
       await shots(page, 'providers', { dark: true })
       expect(errors, errors.join('\n')).toEqual([])
       await page.close()
+    },
+    BROWSER_TEST_MS,
+  )
+
+  test(
+    "the organisation's own price is the one shown, marked as its own, beside the table's",
+    async () => {
+      const priced = await world.h.request('PUT', '/v1/model-prices', {
+        token: world.ownerSession,
+        body: { provider: 'openai', model: 'gpt-4o', inputPerMillion: 2, outputPerMillion: 8 },
+      })
+      expect(priced.status).toBe(200)
+      const { page, errors } = await openPage(world.browser)
+      try {
+        await openConsolePage(page, world.server.url, 'Providers')
+        await card(page, OPENAI).waitFor()
+        await card(page, OPENAI)
+          // gpt-4o's snapshots are billed at the organisation's gpt-4o price too.
+          .getByText(/models, with prices \(\d+ of your own\)$/)
+          .click()
+        const models = card(page, OPENAI).getByRole('table', { name: `Models of ${OPENAI}` })
+        const gpt4o = models.locator('tr').filter({ has: page.getByText('gpt-4o', { exact: true }) })
+        expect(await gpt4o.locator('td').allTextContents()).toEqual(['gpt-4o', '16,384', '$2.00', '$8.00', 'yours'])
+        const mini = models.locator('tr').filter({ has: page.getByText('gpt-4o-mini', { exact: true }) })
+        expect((await mini.locator('td').allTextContents()).at(-1)).toBe('table')
+        await shots(page, 'providers-own-price')
+        expect(errors, errors.join('\n')).toEqual([])
+      } finally {
+        await world.h.request('DELETE', '/v1/model-prices?provider=openai&model=gpt-4o', { token: world.ownerSession })
+        await page.close()
+      }
     },
     BROWSER_TEST_MS,
   )

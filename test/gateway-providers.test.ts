@@ -19,7 +19,13 @@ interface ProviderView {
   kind: string
   operator: { configured: boolean }
   keys: number
-  models: Array<{ id: string; maxOutputTokens: number; inputUsdPerMillion: number | null; outputUsdPerMillion: number | null }>
+  models: Array<{
+    id: string
+    maxOutputTokens: number
+    inputUsdPerMillion: number | null
+    outputUsdPerMillion: number | null
+    priceSource: string | null
+  }>
 }
 
 let fake: FakeProvider
@@ -112,6 +118,7 @@ for (const dialect of DIALECTS) {
         maxOutputTokens: 16_384,
         inputUsdPerMillion: 2.5,
         outputUsdPerMillion: 10,
+        priceSource: 'builtin',
       })
       // Azure deploys OpenAI's models, Vertex serves Gemini's: at their makers' list prices.
       expect(model('azure', 'gpt-4o')).toEqual(model('openai', 'gpt-4o'))
@@ -122,6 +129,67 @@ for (const dialect of DIALECTS) {
       // No family names Groq's or Bedrock's models: they are called as <provider>/<model>.
       expect(list.get('groq')?.models).toEqual([])
       expect(list.get('bedrock')?.models).toEqual([])
+    })
+
+    test("the organisation's own prices where it set them, and the models it priced that the table lacks; another organisation sees the table's", async () => {
+      const price = async (body: Record<string, unknown>) => {
+        const response = await h.request('PUT', '/v1/model-prices', { token: org.ownerSession, body })
+        expect(response.status).toBe(200)
+        return ((await response.json()) as { data: { id: string } }).data.id
+      }
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString()
+      const own = await price({ provider: 'openai', model: 'gpt-4o', inputPerMillion: 2, outputPerMillion: 8 })
+      const finetune = await price({
+        provider: 'openai',
+        model: 'ft:gpt-4o-mini:acme::x1',
+        inputPerMillion: 0.3,
+        outputPerMillion: 1.2,
+        maxOutputTokens: 4096,
+      })
+      // Not in force yet: calls today pay the table's price, and so does the list.
+      await price({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        inputPerMillion: 1,
+        outputPerMillion: 1,
+        effectiveFrom: tomorrow,
+      })
+      try {
+        const list = await byName(org.ownerSession)
+        const model = (provider: string, id: string) => list.get(provider)?.models.find((m) => m.id === id)
+        expect(model('openai', 'gpt-4o')).toEqual({
+          id: 'gpt-4o',
+          maxOutputTokens: 16_384,
+          inputUsdPerMillion: 2,
+          outputUsdPerMillion: 8,
+          priceSource: `override:${own}`,
+        })
+        expect(model('openai', 'ft:gpt-4o-mini:acme::x1')).toEqual({
+          id: 'ft:gpt-4o-mini:acme::x1',
+          maxOutputTokens: 4096,
+          inputUsdPerMillion: 0.3,
+          outputUsdPerMillion: 1.2,
+          priceSource: `override:${finetune}`,
+        })
+        expect(model('anthropic', 'claude-sonnet-4-5')?.priceSource).toBe('builtin')
+        // An override is the organisation's provider's: Azure's gpt-4o keeps the table's price.
+        expect(model('azure', 'gpt-4o')?.priceSource).toBe('builtin')
+        const theirs = await byName(other.ownerSession)
+        expect(theirs.get('openai')?.models.find((m) => m.id === 'gpt-4o')).toMatchObject({
+          inputUsdPerMillion: 2.5,
+          priceSource: 'builtin',
+        })
+        expect(theirs.get('openai')?.models.some((m) => m.id === 'ft:gpt-4o-mini:acme::x1')).toBe(false)
+      } finally {
+        for (const [provider, model] of [
+          ['openai', 'gpt-4o'],
+          ['openai', 'ft:gpt-4o-mini:acme::x1'],
+          ['anthropic', 'claude-sonnet-4-5'],
+        ])
+          await h.request('DELETE', `/v1/model-prices?${new URLSearchParams({ provider: provider ?? '', model: model ?? '' })}`, {
+            token: org.ownerSession,
+          })
+      }
     })
 
     test("no secret, address, region or key id of the operator's or the organisation's is in the answer", async () => {

@@ -139,10 +139,16 @@ function Models({ provider }: { provider: GatewayProvider }) {
   )
 }
 
+/** Where a model's price comes from, as the organisation's calls are billed. */
+const priceFrom = (source: string | null) => (source === null ? '-' : source.startsWith('override:') ? 'yours' : 'table')
+
 function ModelTable({ provider }: { provider: GatewayProvider }) {
+  const own = provider.models.filter((model: Model) => model.priceSource?.startsWith('override:')).length
   return (
     <details class="models">
-      <summary>{plural(provider.models.length, 'model', 'models')}, with prices</summary>
+      <summary>
+        {plural(provider.models.length, 'model', 'models')}, with prices{own > 0 ? ` (${own} of your own)` : ''}
+      </summary>
       <table aria-label={`Models of ${provider.label}`}>
         <thead>
           <tr>
@@ -150,6 +156,7 @@ function ModelTable({ provider }: { provider: GatewayProvider }) {
             <th scope="col">Max output</th>
             <th scope="col">Input / 1M</th>
             <th scope="col">Output / 1M</th>
+            <th scope="col">Price from</th>
           </tr>
         </thead>
         <tbody>
@@ -161,6 +168,7 @@ function ModelTable({ provider }: { provider: GatewayProvider }) {
               <td>{model.maxOutputTokens === 0 ? '-' : formatCount(model.maxOutputTokens)}</td>
               <td>{price(model.inputUsdPerMillion)}</td>
               <td>{price(model.outputUsdPerMillion)}</td>
+              <td>{priceFrom(model.priceSource)}</td>
             </tr>
           ))}
         </tbody>

@@ -6,13 +6,22 @@ import { oneOf } from '../../util/typebox'
 const UsdPerMillion = (what: string) =>
   Maybe(t.Number({ minimum: 0, description: `USD per million ${what} tokens; null when the price table has no price for it` }))
 
-/** A model a provider serves by its bare name, as the model catalogue and the price table know it. */
+/**
+ * A model a provider serves by its bare name, as the model catalogue and the price table know it, or as
+ * the organisation priced it, at the price the organisation's calls are billed at.
+ */
 export const ProviderModel = t.Object(
   {
     id: t.String(),
     maxOutputTokens: t.Integer({ minimum: 0, description: 'the most it writes in one answer; 0 for models that write none' }),
     inputUsdPerMillion: UsdPerMillion('input'),
     outputUsdPerMillion: UsdPerMillion('output'),
+    priceSource: Maybe(
+      t.String({
+        description:
+          "where the price comes from: `builtin` (gw's price table) or `override:<id>` (the organisation's own price, which its calls are billed at); null when no price is known",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
