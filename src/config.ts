@@ -66,6 +66,12 @@ const VARIABLES = {
     allowed: 'at least 32 characters (default: generated into GW_DATA_DIR/secret)',
   },
   GW_META_TTL_SECONDS: { schema: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
+  GW_META_MAX_ENTRIES: {
+    schema: Type.String({ pattern: '^[1-9][0-9]{2,5}$' }),
+    allowed:
+      "a whole number from 100 to 999999: the most calls' metadata this instance keeps in memory (about 320 bytes each, the oldest dropped first; with Redis, only while Redis is away)",
+    fallback: '200000',
+  },
   GW_REQUEST_RETENTION_DAYS: {
     schema: Type.String({ pattern: '^[1-9][0-9]{0,3}$' }),
     allowed: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}: request records older than that are deleted (organisations may keep them for fewer days, never more); unset: kept forever`,
@@ -256,6 +262,8 @@ export interface Config {
   /** Absent means: generate one into the data directory (see server-secret.ts). */
   secret?: string
   metaTtlSeconds: number
+  /** GW_META_MAX_ENTRIES: the in-process metadata store's bound, which is most of its memory at high rates. */
+  metaMaxEntries: number
   /** GW_REQUEST_RETENTION_DAYS: the most days request records are kept; absent: forever. */
   requestRetentionDays?: number
   upstreamTimeoutSeconds: number
@@ -346,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
     clickhouseUrl: read(env, 'GW_CLICKHOUSE_URL'),
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
+    metaMaxEntries: Number(required(env, 'GW_META_MAX_ENTRIES')),
     requestRetentionDays: retention === undefined ? undefined : Number(retention),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),

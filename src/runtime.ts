@@ -105,7 +105,13 @@ const degradedIf = (degraded: boolean): ComponentState => (degraded ? 'degraded'
  * behind one shared breaker. The log says when Redis goes and when it is back, once each; never the
  * URL, which may hold a password.
  */
-export async function openRedisStores(url: string, log: Logger, now: () => number = Date.now): Promise<RedisStores> {
+export async function openRedisStores(
+  url: string,
+  log: Logger,
+  now: () => number = Date.now,
+  /** The in-process metadata store's bound, for while Redis is away; the store's own default when absent. */
+  metaMaxEntries?: number,
+): Promise<RedisStores> {
   // The connection's own reason (refused, wrong password) says more than the command it failed.
   let connectionError: string | undefined
   const client = await redisClient(url, (error) => {
@@ -132,7 +138,7 @@ export async function openRedisStores(url: string, log: Logger, now: () => numbe
   if (client.status !== 'ready') breaker.trip(new Error(`no connection (${client.status})`))
   const limiterStore = new FailoverLimiterStore(new RedisLimiterStore(client), new MemoryLimiterStore(now), breaker)
   const spendStore = new FailoverSpendStore(new RedisSpendStore(client), new MemorySpendStore(), breaker)
-  const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(undefined, now), breaker)
+  const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(metaMaxEntries, now), breaker)
   const keyHealth = new FailoverKeyHealth(new RedisKeyHealth(client), new MemoryKeyHealth(now), breaker)
   const invalidations = new RedisInvalidationBus(client, log, breaker)
   const responseCache = new RedisResponseCache(client, { breaker })
@@ -181,13 +187,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       },
     },
   ]
-  let meta: MetaStore = new MemoryMetaStore()
+  let meta: MetaStore = new MemoryMetaStore(config.metaMaxEntries)
   let limiterStore: LimiterStore = new MemoryLimiterStore()
   let spendStore: SpendStore = new MemorySpendStore()
   let keyHealth: KeyHealth = new MemoryKeyHealth()
   let responseCache: ResponseCache = new MemoryResponseCache({ maxBytes: config.cacheMaxBytes })
   let invalidations: InvalidationBus = new LocalInvalidationBus()
-  const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
+  const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log, Date.now, config.metaMaxEntries) : undefined
   if (redis) {
     meta = redis.meta
     limiterStore = redis.limiterStore

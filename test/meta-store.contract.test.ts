@@ -1,6 +1,11 @@
-import { afterAll, describe, expect } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type Redis from 'ioredis'
+import { loadConfig } from '../src/config'
 import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore, type StoredMeta } from '../src/gateway/meta/store'
+import { openRuntime } from '../src/runtime'
 import { CircuitBreaker } from '../src/util/breaker'
 import {
   contractTestOf,
@@ -275,3 +280,25 @@ function metaStoreContract(subject: MetaSubject, phase: Phase): void {
 const subjects = [inProcess(), onRedis(), failoverOnRedis(), failoverDegraded()]
 for (const subject of subjects) metaStoreContract(subject, 'at once')
 for (const subject of subjects) metaStoreContract(subject, 'over time')
+
+describe('GW_META_MAX_ENTRIES bounds the in-process store gw serves with', () => {
+  test('with a bound of 100, the 101st call pushes out the first; the newest are found', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-meta-bound-'))
+    const runtime = await openRuntime(loadConfig({ GW_DATA_DIR: dir, GW_LOG_LEVEL: 'error', GW_META_MAX_ENTRIES: '100' }), {
+      migrate: true,
+    })
+    try {
+      const entry = (i: number): StoredMeta => ({
+        orgId: 'org',
+        meta: { requestId: `req-${i}`, provider: 'openai', model: 'gpt-4o', status: 'success', gatewayMode: 'passthrough' },
+      })
+      for (let i = 0; i < 101; i++) await runtime.deps.meta.put(entry(i), 300)
+      expect(await runtime.deps.meta.get('req-0')).toBeUndefined()
+      expect((await runtime.deps.meta.get('req-1'))?.meta.requestId).toBe('req-1')
+      expect((await runtime.deps.meta.get('req-100'))?.meta.requestId).toBe('req-100')
+    } finally {
+      await runtime.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
