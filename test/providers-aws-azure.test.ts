@@ -27,6 +27,7 @@ import {
   type FakeBedrock,
   type FakeMistral,
   fragmentsOf,
+  INVOKE_SERVED_MODEL,
   MISTRAL_TEXT,
   startFakeAzure,
   startFakeBedrock,
@@ -67,6 +68,8 @@ interface Target {
   path: string
   /** The model the answer names: the one Azure and Mistral say served, the one called for Bedrock (Converse names none). */
   answerModel: string
+  /** What an Anthropic caller's answer names instead: Claude's own answer, which Bedrock's InvokeModel passes on. */
+  anthropicAnswerModel?: string
   /** The price row the call is priced by, when there is one. */
   pricedAs?: ['anthropic' | 'openai' | 'mistral', string]
 }
@@ -81,6 +84,7 @@ const bedrockTarget = (name: string, id: string): Target => ({
   text: BEDROCK_TEXT.join(''),
   path: `/model/${id.replace(':', '%3A')}/converse`,
   answerModel: id,
+  anthropicAnswerModel: INVOKE_SERVED_MODEL,
   pricedAs: ['anthropic', 'claude-sonnet-4-5'],
 })
 
@@ -167,12 +171,16 @@ function toolTurnSent(fake: Fake): Array<{ city: unknown; answer: unknown; n: nu
   const blocks = messages.flatMap((message) =>
     Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [],
   )
-  // Converse: toolUse blocks and toolResult blocks; OpenAI's format: tool_calls and tool messages.
+  // Converse: toolUse blocks and toolResult blocks; OpenAI's format: tool_calls and tool messages;
+  // Anthropic's (Claude through InvokeModel): tool_use and tool_result blocks.
   const calls = [
     ...blocks.flatMap((block) => {
       const use = block.toolUse as { toolUseId: string; input: { city: unknown } } | undefined
       return use ? [{ id: use.toolUseId, city: use.input.city }] : []
     }),
+    ...blocks
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => ({ id: block.id as string, city: (block.input as { city: unknown }).city })),
     ...messages.flatMap((message) =>
       ((message.tool_calls ?? []) as Array<{ id: string; function: { arguments: string } }>).map((call) => ({
         id: call.id,
@@ -188,6 +196,9 @@ function toolTurnSent(fake: Fake): Array<{ city: unknown; answer: unknown; n: nu
     ...messages
       .filter((message) => message.role === 'tool')
       .map((message) => [message.tool_call_id as string, message.content] as const),
+    ...blocks
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => [block.tool_use_id as string, block.content] as const),
   ])
   return calls.map((call, n) => ({ city: call.city, answer: results.get(call.id), n }))
 }
@@ -316,7 +327,8 @@ describe.each(DIALECTS)('AWS Bedrock, Azure OpenAI and Mistral through gw on %s'
         const final = await streamed.finalMessage()
         expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: target.text })])
         expect(final.stop_reason).toBe('end_turn')
-        expect([whole.model, final.model]).toEqual([target.answerModel, target.answerModel])
+        const named = target.anthropicAnswerModel ?? target.answerModel
+        expect([whole.model, final.model]).toEqual([named, named])
         expect(final.usage).toMatchObject({ input_tokens: USAGE.prompt, output_tokens: USAGE.completion })
       })
 
@@ -544,7 +556,93 @@ describe.each(DIALECTS)('AWS Bedrock, Azure OpenAI and Mistral through gw on %s'
   })
 
   describe('Bedrock specifics', () => {
-    test('reasoning streams to an Anthropic caller as a thinking block with its signature, and goes back on the next turn', async () => {
+    test("an Anthropic caller reaches Claude through InvokeModel, untranslated: its body as written (Bedrock's version in it, the model in the path), its betas in the body, signed", async () => {
+      const since = bedrock.calls.length
+      const body = {
+        model: `bedrock/${BEDROCK_MODEL}`,
+        max_tokens: 64,
+        system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'hi' }],
+      }
+      const betas = { 'anthropic-beta': 'prompt-caching-2024-07-31, token-efficient-tools-2025-02-19' }
+      const whole = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json', ...betas },
+        body: JSON.stringify(body),
+      })
+      expect(whole.status).toBe(200)
+      expect(whole.headers.get('gw-gateway-mode')).toBe('passthrough')
+      const message = (await whole.json()) as Record<string, unknown>
+      expect(message).toMatchObject({ type: 'message', model: INVOKE_SERVED_MODEL, stop_reason: 'end_turn' })
+      expect(message.content).toEqual([{ type: 'text', text: BEDROCK_TEXT.join('') }])
+      const sent = bedrock.calls.slice(since)[0]
+      expect(sent?.path).toBe(`/model/${BEDROCK_MODEL.replace(':', '%3A')}/invoke`)
+      expect(sent?.body).toEqual({
+        anthropic_version: 'bedrock-2023-05-31',
+        anthropic_beta: ['prompt-caching-2024-07-31', 'token-efficient-tools-2025-02-19'],
+        max_tokens: 64,
+        system: body.system,
+        messages: body.messages,
+      })
+      // Priced as a call to the model called, with Claude's own usage.
+      expect(await recordOf(whole.headers.get('gw-id'))).toMatchObject({
+        provider: 'bedrock',
+        gatewayMode: 'passthrough',
+        promptTokens: USAGE.prompt,
+        completionTokens: USAGE.completion,
+        costNano: costAt(['anthropic', 'claude-sonnet-4-5'], plainUsage(USAGE.prompt, USAGE.completion)),
+      })
+    })
+
+    test("streamed, the caller gets Claude's own events as server-sent events, without Bedrock's metrics; the record has the usage", async () => {
+      const since = bedrock.calls.length
+      const { response, events } = await rawStream('/v1/messages', {
+        model: `bedrock/${BEDROCK_PROFILE}`,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      expect(response.headers.get('content-type')).toStartWith('text/event-stream')
+      expect(bedrock.calls.slice(since)[0]?.path).toEndWith('/invoke-with-response-stream')
+      expect(bedrock.calls.slice(since)[0]?.body).not.toHaveProperty('stream')
+      expect(events.map((event) => event.event)).toEqual([
+        'message_start',
+        'content_block_start',
+        ...BEDROCK_TEXT.map(() => 'content_block_delta'),
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ])
+      for (const event of events) expect(JSON.parse(event.data)).toMatchObject({ type: event.event })
+      expect(events.at(-1)?.data).toBe('{"type":"message_stop"}')
+      expect(events.map((event) => event.data).join('')).not.toContain('amazon-bedrock')
+      expect(await recordOf(response.headers.get('gw-id'))).toMatchObject({
+        status: 'success',
+        promptTokens: USAGE.prompt,
+        completionTokens: USAGE.completion,
+      })
+    })
+
+    test("Bedrock's refusal reaches an Anthropic caller in Anthropic's error shape; an OpenAI caller's call to the same Claude goes through Converse", async () => {
+      const refused = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: `bedrock/${BEDROCK_MODEL}`,
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'bedrock:throttle' }],
+        }),
+      })
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toEqual({
+        type: 'error',
+        error: { type: 'rate_limit_error', message: expect.stringContaining(BEDROCK_THROTTLE_MESSAGE) },
+      })
+      const since = bedrock.calls.length
+      await openai.chat.completions.create({ model: `bedrock/${BEDROCK_MODEL}`, messages: [{ role: 'user', content: 'hi' }] })
+      expect(bedrock.calls.slice(since)[0]?.path).toEndWith('/converse')
+    })
+
+    test('reasoning streams to an Anthropic caller as a thinking block with its signature, and goes back on the next turn as it came', async () => {
       const question: Anthropic.MessageParam = { role: 'user', content: 'Think, then use a tool. fake:thinking fake:tools-once' }
       const first = await anthropic.messages
         .stream({
@@ -571,9 +669,14 @@ describe.each(DIALECTS)('AWS Bedrock, Azure OpenAI and Mistral through gw on %s'
         ],
       })
       expect(answer.content.at(-1)).toMatchObject({ type: 'text', text: BEDROCK_TEXT.join('') })
-      const sent = bedrock.calls.slice(since)[0]?.body as { messages: Array<{ content: unknown[] }> }
+      // Claude through InvokeModel: the block goes back in Anthropic's own words, nothing translated.
+      const next = bedrock.calls.slice(since)[0]
+      expect(next?.path).toEndWith('/invoke')
+      const sent = next?.body as { messages: Array<{ content: unknown[] }> }
       expect(sent.messages[1]?.content[0]).toEqual({
-        reasoningContent: { reasoningText: { text: BEDROCK_THINKING.join(''), signature: BEDROCK_SIGNATURE } },
+        type: 'thinking',
+        thinking: BEDROCK_THINKING.join(''),
+        signature: BEDROCK_SIGNATURE,
       })
     })
 
@@ -832,9 +935,10 @@ describe('the fakes refuse what the vendors refuse', () => {
       sent?: string
       model?: string
       stream?: boolean
+      api?: 'converse' | 'invoke'
     } = {},
   ): Promise<Response> {
-    const path = bedrockModelPath(options.model ?? BEDROCK_PROFILE, options.stream ?? false)
+    const path = bedrockModelPath(options.model ?? BEDROCK_PROFILE, options.stream ?? false, options.api)
     const text = JSON.stringify(body)
     const token = options.sessionToken === undefined ? AWS_SESSION_TOKEN : options.sessionToken
     const headers = signBedrockRequest({
@@ -977,6 +1081,29 @@ describe('the fakes refuse what the vendors refuse', () => {
         code: 'ValidationException',
         message: 'The provided model identifier is invalid.',
       })
+    })
+  })
+
+  describe("Claude's InvokeModel bodies", () => {
+    const CLAUDE = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }
+    const INVALID: Array<[string, unknown, string]> = [
+      ['a model in the body', { ...CLAUDE, model: 'claude-sonnet-4-5' }, 'extraneous key [model] is not permitted'],
+      ['a stream key', { ...CLAUDE, stream: true }, 'extraneous key [stream] is not permitted'],
+      ["Anthropic's API version instead of Bedrock's", { ...CLAUDE, anthropic_version: '2023-06-01' }, 'anthropic_version'],
+      ['no max_tokens', { anthropic_version: CLAUDE.anthropic_version, messages: CLAUDE.messages }, 'required key [max_tokens]'],
+      ['betas as a header-style string', { ...CLAUDE, anthropic_beta: 'prompt-caching-2024-07-31' }, 'anthropic_beta'],
+    ]
+    for (const [name, body, message] of INVALID)
+      test(`${name}: 400 ValidationException`, async () => {
+        const refusal = await awsErrorOf(await converse(body, { api: 'invoke' }))
+        expect(refusal).toMatchObject({ status: 400, code: 'ValidationException' })
+        expect(refusal.message).toContain(message)
+      })
+
+    test("a body as Bedrock takes it is answered with Claude's message", async () => {
+      const response = await converse(CLAUDE, { api: 'invoke' })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' })
     })
   })
 

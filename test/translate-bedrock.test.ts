@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { EventStreamDecoder, eventStreamCodecReady, LARGEST_FRAME } from '../src/gateway/providers/bedrock/event-stream'
+import { invokeBody, invokeClaudeFamily } from '../src/gateway/providers/bedrock/invoke'
 import { failureFrame, streamFailureOf } from '../src/gateway/translate/errors'
 import { type Translation, translationBetween } from '../src/gateway/translate/pairs'
 import type { StreamTranslator } from '../src/gateway/translate/stream'
@@ -592,7 +593,11 @@ describe('the AWS event stream', () => {
     expect(decode(exceptionFrame('throttlingException', 'Too many tokens'))).toEqual([
       {
         event: 'error',
-        data: JSON.stringify({ error: { type: 'rate_limit_error', message: 'throttlingException: Too many tokens' } }),
+        // Anthropic's own error event: an InvokeModel stream hands it to an Anthropic caller as it is.
+        data: JSON.stringify({
+          type: 'error',
+          error: { type: 'rate_limit_error', message: 'throttlingException: Too many tokens' },
+        }),
       },
     ])
     expect(failureOf(exceptionFrame('throttlingException', 'Too many tokens'))).toEqual({
@@ -788,5 +793,44 @@ describe('Bedrock streams to an Anthropic caller', () => {
     const out = translated(translator, textFrames().slice(0, -1))
     expect(out.slice(-2).map((event) => event.event)).toEqual(['message_delta', 'message_stop'])
     expect(translator.finish()).toEqual([])
+  })
+})
+
+describe("Claude's InvokeModel: the body and the stream", () => {
+  const chunk = (payload: unknown) => eventFrame('chunk', { bytes: Buffer.from(JSON.stringify(payload)).toString('base64') })
+
+  test("the caller's body without model and stream, Bedrock's version over any the caller set, its betas as a list", () => {
+    const body = JSON.stringify({ model: 'x', stream: true, anthropic_version: '2023-06-01', max_tokens: 9, messages: [] })
+    expect(JSON.parse(invokeBody(body, new Headers({ 'anthropic-beta': ' a-1 ,, b-2 ' })))).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['a-1', 'b-2'],
+      max_tokens: 9,
+      messages: [],
+    })
+    expect(JSON.parse(invokeBody(body, new Headers()))).not.toHaveProperty('anthropic_beta')
+  })
+
+  test("each chunk becomes Claude's own event; Bedrock's metrics are left out; a broken chunk is a malformed stream", () => {
+    const decoder = invokeClaudeFamily.eventParser()
+    const events = decoder.push(
+      joinFrames([
+        chunk({ type: 'message_start', message: { id: 'm', usage: { input_tokens: 3 } } }),
+        chunk({ type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 3 } }),
+      ]),
+    )
+    expect(events).toEqual([
+      {
+        event: 'message_start',
+        data: JSON.stringify({ type: 'message_start', message: { id: 'm', usage: { input_tokens: 3 } } }),
+      },
+      { event: 'message_stop', data: '{"type":"message_stop"}' },
+    ])
+    expect(() => invokeClaudeFamily.eventParser().push(eventFrame('chunk', { other: 1 }))).toThrow(/a chunk without its bytes/)
+    expect(() => invokeClaudeFamily.eventParser().push(chunk({ no: 'type' }))).toThrow(/holds no Anthropic event/)
+    expect(() =>
+      invokeClaudeFamily.eventParser().push(eventFrame('chunk', { bytes: Buffer.from('not json').toString('base64') })),
+    ).toThrow(/holds no Anthropic event/)
+    // An exception frame stays the error event Anthropic's SDK raises.
+    expect(invokeClaudeFamily.eventParser().push(exceptionFrame('throttlingException', 'Slow down'))[0]?.event).toBe('error')
   })
 })

@@ -240,7 +240,7 @@ export class Gateway {
       settledAttempt(span, response)
       if (!response.ok) {
         const failed = { response, ...(await readProviderFailure(response, provider.name)) }
-        return await this.answers.providerFailure(state, failed, undefined)
+        return await this.answers.providerFailure(state, failed, true)
       }
       // The SDKs fetch a batch's results from its results_url as it is: it must lead back through gw.
       if (api.kind === 'message_batches' && isJson(response))

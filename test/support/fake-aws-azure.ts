@@ -3,7 +3,8 @@
  * each checking a request as its vendor does before it answers in the vendor's own wire format, so
  * that what gw sends is held to what the real service would accept, not to what gw expects.
  *
- * Bedrock (`startFakeBedrock`): `POST /model/{modelId}/converse` and `/converse-stream`. Every request's
+ * Bedrock (`startFakeBedrock`): `POST /model/{modelId}/converse` and `/converse-stream`, and for Claude
+ * InvokeModel's `/invoke` and `/invoke-with-response-stream`. Every request's
  * SigV4 signature is checked by signing it again with AWS's own signer (`verifySigV4`): a wrong secret,
  * another region or service, a changed body or signed header, a stale date are 403
  * `InvalidSignatureException`, an unknown access key or session token `UnrecognizedClientException`,
@@ -15,6 +16,10 @@
  * counts, `metrics`), or ConverseStream as AWS event-stream frames (`messageStart`, a
  * `contentBlockStart` only for a tool use, deltas, `contentBlockStop`, `messageStop`, `metadata` last,
  * each payload with a random `p` padding field), the frames sent in pieces that cut across them.
+ * InvokeModel takes Anthropic's Messages as Bedrock checks them (`anthropic_version`
+ * `bedrock-2023-05-31`, no `model` or `stream` key, `max_tokens` required, `anthropic_beta` a list):
+ * 400 `ValidationException` otherwise. It answers Anthropic's message, or its events, each base64 in
+ * the `bytes` of a `chunk` frame, the last with Bedrock's `amazon-bedrock-invocationMetrics`.
  *
  * Azure OpenAI (`startFakeAzure`): `POST /openai/deployments/{deployment}/chat/completions` and
  * `/embeddings`. No `api-version`: 404 "Resource not found"; one Azure never shipped: 400; a missing
@@ -475,7 +480,7 @@ export function startFakeBedrock(keys: Record<string, AwsKey>, region = 'us-east
     if (token !== undefined && request.headers.get('x-amz-security-token') !== token)
       return awsError(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.')
 
-    const route = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(call.path)
+    const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(call.path)
     if (request.method !== 'POST' || !route) return awsError(404, 'UnknownOperationException', 'Unknown operation')
     const model = decodeURIComponent(route[1] as string)
     models.push(model)
@@ -490,6 +495,8 @@ export function startFakeBedrock(keys: Record<string, AwsKey>, region = 'us-east
       return awsError(400, 'SerializationException', 'The request body is not valid JSON')
     }
     if (!isRecord(parsed)) return awsError(400, 'SerializationException', 'The request body must be a JSON object')
+    if (route[2] === 'invoke' || route[2] === 'invoke-with-response-stream')
+      return invokeClaude(parsed, raw, route[2] !== 'invoke')
     const problem = converseProblem(parsed)
     if (problem) return awsError(400, 'ValidationException', problem)
 
@@ -523,6 +530,157 @@ export function startFakeBedrock(keys: Record<string, AwsKey>, region = 'us-east
     return new Response(chunkedBody(cutAcrossFrames(frames)), { headers })
   })
   return { ...fake, region, models }
+}
+
+// Claude through InvokeModel: Anthropic's Messages in AWS's envelope
+
+/** The Anthropic body as Bedrock's Claude checks it, in Bedrock's words. */
+function invokeProblem(body: Json): string | undefined {
+  const malformed = (why: string) => `Malformed input request: #: ${why}, please reformat your input and try again.`
+  for (const key of ['model', 'stream']) if (key in body) return malformed(`extraneous key [${key}] is not permitted`)
+  if (body.anthropic_version !== 'bedrock-2023-05-31') return malformed('anthropic_version: invalid value')
+  if (typeof body.max_tokens !== 'number') return malformed('required key [max_tokens] not found')
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return malformed('messages: expected minimum item count: 1')
+  if (
+    body.anthropic_beta !== undefined &&
+    !(Array.isArray(body.anthropic_beta) && body.anthropic_beta.every((b) => typeof b === 'string'))
+  )
+    return malformed('anthropic_beta: expected type: JSONArray')
+  return undefined
+}
+
+const invokeHasToolResult = (body: Json): boolean =>
+  list(body.messages).some(
+    (message) => isRecord(message) && list(message.content).some((block) => isRecord(block) && block.type === 'tool_result'),
+  )
+
+/** What Bedrock says the model that answered is, in Anthropic's `model` field. */
+export const INVOKE_SERVED_MODEL = 'claude-sonnet-4-5-20250929'
+
+function invokeUsage(d: Directives, output: number) {
+  const { input, cacheRead, cacheWrite } = FAKE_AWS_AZURE_USAGE.bedrock
+  return {
+    input_tokens: input,
+    cache_creation_input_tokens: d.cache ? cacheWrite : 0,
+    cache_read_input_tokens: d.cache ? cacheRead : 0,
+    output_tokens: output,
+  }
+}
+
+function invokeContent(answer: BedrockAnswer): Json[] {
+  const content: Json[] = []
+  if (answer.thinking) content.push({ type: 'thinking', thinking: BEDROCK_THINKING.join(''), signature: BEDROCK_SIGNATURE })
+  if (answer.text.length > 0) content.push({ type: 'text', text: answer.text.join('') })
+  for (const [n, call] of answer.calls.entries())
+    content.push({ type: 'tool_use', id: `toolu_bdrk_fake${n + 1}`, name: call.name, input: JSON.parse(call.input) as unknown })
+  return content
+}
+
+const stopOf = (answer: BedrockAnswer) => (answer.calls.length > 0 ? 'tool_use' : 'end_turn')
+
+/** One of Anthropic's events as InvokeModel streams it: base64 in the `bytes` of a `chunk` frame. */
+const chunk = (event: Json): Uint8Array =>
+  eventFrame('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64'), p: padding() })
+
+function invokeFrames(answer: BedrockAnswer, d: Directives): Uint8Array[] {
+  const { output } = FAKE_AWS_AZURE_USAGE.bedrock
+  const frames = [
+    chunk({
+      type: 'message_start',
+      message: {
+        id: 'msg_bdrk_fake1',
+        type: 'message',
+        role: 'assistant',
+        model: INVOKE_SERVED_MODEL,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: invokeUsage(d, 1),
+      },
+    }),
+  ]
+  let index = 0
+  const block = (start: Json, deltas: Json[]) => {
+    frames.push(chunk({ type: 'content_block_start', index, content_block: start }))
+    for (const delta of deltas) frames.push(chunk({ type: 'content_block_delta', index, delta }))
+    frames.push(chunk({ type: 'content_block_stop', index: index++ }))
+  }
+  if (answer.thinking)
+    block({ type: 'thinking', thinking: '', signature: '' }, [
+      ...BEDROCK_THINKING.map((thinking) => ({ type: 'thinking_delta', thinking })),
+      { type: 'signature_delta', signature: BEDROCK_SIGNATURE },
+    ])
+  if (answer.text.length > 0)
+    block(
+      { type: 'text', text: '' },
+      answer.text.map((text) => ({ type: 'text_delta', text })),
+    )
+  for (const [n, call] of answer.calls.entries())
+    block(
+      { type: 'tool_use', id: `toolu_bdrk_fake${n + 1}`, name: call.name, input: {} },
+      fragmentsOf(call.input).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+    )
+  frames.push(
+    chunk({
+      type: 'message_delta',
+      delta: { stop_reason: stopOf(answer), stop_sequence: null },
+      usage: { output_tokens: output },
+    }),
+  )
+  frames.push(
+    chunk({
+      type: 'message_stop',
+      'amazon-bedrock-invocationMetrics': {
+        inputTokenCount: 1_000,
+        outputTokenCount: output,
+        invocationLatency: 42,
+        firstByteLatency: 7,
+      },
+    }),
+  )
+  return frames
+}
+
+/** InvokeModel for Claude: the body checked as Bedrock checks it, then Anthropic's answer, whole or as its events. */
+function invokeClaude(body: Json, raw: string, stream: boolean): Response {
+  const problem = invokeProblem(body)
+  if (problem) return awsError(400, 'ValidationException', problem)
+  const d = directivesOf(raw, invokeHasToolResult(body))
+  if (raw.includes('bedrock:throttle')) return awsError(429, 'ThrottlingException', BEDROCK_THROTTLE_MESSAGE)
+  const calls = toolCallsOf(
+    d,
+    firstToolName(list(body.tools), (tool) => tool.name),
+  )
+  const answer: BedrockAnswer = { thinking: d.thinking, text: calls.length > 0 ? [BEDROCK_TOOL_PREAMBLE] : BEDROCK_TEXT, calls }
+  const requestId = { 'x-amzn-requestid': crypto.randomUUID() }
+  if (!stream)
+    return Response.json(
+      {
+        id: 'msg_bdrk_fake1',
+        type: 'message',
+        role: 'assistant',
+        model: INVOKE_SERVED_MODEL,
+        content: invokeContent(answer),
+        stop_reason: stopOf(answer),
+        stop_sequence: null,
+        usage: invokeUsage(d, FAKE_AWS_AZURE_USAGE.bedrock.output),
+      },
+      { headers: requestId },
+    )
+  const frames = invokeFrames(answer, d)
+  const headers = { ...EVENT_STREAM_HEADERS, ...requestId }
+  if (raw.includes('bedrock:stream-throttle'))
+    return new Response(
+      chunkedBody([joinFrames(frames.slice(0, 3)), exceptionFrame('throttlingException', BEDROCK_THROTTLE_MESSAGE)]),
+      {
+        headers,
+      },
+    )
+  if (raw.includes('bedrock:broken-stream')) {
+    const cut = frames[3] as Uint8Array
+    return new Response(chunkedBody([joinFrames(frames.slice(0, 3)), cut.subarray(0, cut.byteLength >> 1)], 'break'), { headers })
+  }
+  return new Response(chunkedBody(cutAcrossFrames(frames)), { headers })
 }
 
 /** Decodes a whole event-stream body into its frames' event types and payloads, for tests that read one. */

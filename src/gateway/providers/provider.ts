@@ -36,6 +36,13 @@ export interface WireFamily {
   finishReasons(payload: unknown): string[]
   /** Reads a stream's bytes into its events: server-sent events unless the format frames them otherwise. */
   eventParser(): EventParser
+  /**
+   * The caller's own format inside the provider's envelope (Claude on Bedrock's InvokeModel: Anthropic's
+   * events in AWS event-stream frames, AWS's errors): a stream is never relayed as raw bytes, each event
+   * is written again as a server-sent event, unchanged, and a failure is written in the caller's format,
+   * even when nothing is translated.
+   */
+  foreignEnvelope?: true
 }
 
 /** Turns a stream's bytes into its events as they arrive; `end` gives those left when the bytes end. */
@@ -78,7 +85,8 @@ export interface Upstream {
  */
 export interface ProviderAdapter {
   name: ProviderName
-  family(model: string): WireFamily
+  /** The format a model is called in; a provider may call one model in the caller's own format when it can (Claude on Bedrock). */
+  family(model: string, callerFormat: CallerWireFormat): WireFamily
   /** True when calls need an operator key (a vendor's API); a self-hosted server may need none. */
   requiresKey(credentials: ProviderCredentials): boolean
   /** The upstream URL and headers for a call: the provider's address, its authentication (a key, a token, a signature). */

@@ -164,7 +164,10 @@ export class Attempts {
       if (!fallsThrough(last.failure, plan.triggers)) break
     }
     if (!last) throw badRequest('no step of this fallback chain can serve the call')
-    if (last.answer) return await deps.answers.providerFailure(state, last.answer, prepared.translation)
+    if (last.answer) {
+      const inOwnFormat = prepared.translation === undefined && !prepared.family.foreignEnvelope
+      return await deps.answers.providerFailure(state, last.answer, inOwnFormat)
+    }
     throw last.error
   }
 

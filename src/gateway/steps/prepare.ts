@@ -71,7 +71,7 @@ export async function prepareModel(
     { kind: 'model', id: model },
   ])
   if (allowed instanceof Promise) await allowed
-  const family = provider.family(model)
+  const family = provider.family(model, facts.callerFormat)
   const translation = translationBetween(facts.callerFormat, family.format)
   const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation, route.conversation === true)
   const writing = outgoingBody(read, family, model, translation)

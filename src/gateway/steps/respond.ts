@@ -10,7 +10,6 @@ import type { CallCache } from '../cache/use'
 import type { CallFacts, CallState, Dispatch } from '../call'
 import { parseJson } from '../providers/provider'
 import { failureBody } from '../translate/errors'
-import type { Translation } from '../translate/pairs'
 import type { Prepared } from './prepare'
 import { relayRaw, relayStream } from './relay'
 import { type FailedAnswer, passProviderHeaders, type Served } from './upstream'
@@ -151,13 +150,14 @@ export class Answers {
 
   /**
    * A provider's 4xx/5xx: passed on with its status and the headers the caller's SDK acts on
-   * (retry-after above all); in the caller's format, with the matching error type, when the formats differ.
+   * (retry-after above all); rewritten in the caller's format, with the matching error type, when the
+   * provider's is another (`inOwnFormat` false: translated, or in a foreign envelope).
    */
-  async providerFailure(state: CallState, failed: FailedAnswer, translation: Translation | undefined): Promise<Response> {
+  async providerFailure(state: CallState, failed: FailedAnswer, inOwnFormat: boolean): Promise<Response> {
     const { response, text, failure } = failed
     const facts = state.facts
     await state.settle(facts, { status: 'error', httpStatus: response.status, error: failure.message })
-    const out = translation ? JSON.stringify(failureBody(facts.callerFormat, failure)) : text
+    const out = inOwnFormat ? text : JSON.stringify(failureBody(facts.callerFormat, failure))
     const answer = jsonAnswer(out, response.status)
     passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
     // A wait said only in the body (Google's) reaches the caller where every SDK looks for it.

@@ -176,8 +176,11 @@ function messageOf(payload: string): string | undefined {
   return typeof text === 'string' && text !== '' ? text : undefined
 }
 
-/** The exception's own name stays in the message: `throttlingException: Too many tokens` says what happened. */
+/**
+ * Anthropic's error event (an InvokeModel stream passes it to the caller as it is). The exception's own
+ * name stays in the message: `throttlingException: Too many tokens` says what happened.
+ */
 const failureEvent = (type: string, name: string, message: string): SseEvent => ({
   event: 'error',
-  data: JSON.stringify({ error: { type, message: message === name ? name : `${name}: ${message}` } }),
+  data: JSON.stringify({ type: 'error', error: { type, message: message === name ? name : `${name}: ${message}` } }),
 })

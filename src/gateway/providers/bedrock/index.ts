@@ -3,11 +3,13 @@ import type { Usage } from '../../../money/usage'
 import { usageOfConverse } from '../../translate/bedrock-converse'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 import { EventStreamDecoder, eventStreamCodecReady } from './event-stream'
+import { invokeBody, invokeClaudeFamily, isBedrockClaude } from './invoke'
 import { bedrockModelPath, signBedrockRequest } from './sign'
 
 /**
  * AWS Bedrock's Converse API: one format for every model Bedrock serves, the model in the URL, each
- * request signed with the account's keys (SigV4), and streams framed as AWS event streams.
+ * request signed with the account's keys (SigV4), and streams framed as AWS event streams. A caller
+ * that speaks Anthropic's Messages reaches Claude through InvokeModel instead, untranslated (invoke.ts).
  */
 
 const usageFrom = (usage: Record<string, unknown> | undefined): Usage | undefined => usage && usageOfConverse(usage)
@@ -51,24 +53,27 @@ export const bedrockFamily: WireFamily = {
 
 export const bedrock: ProviderAdapter = {
   name: 'bedrock',
-  family: () => bedrockFamily,
+  family: (model, callerFormat) => (callerFormat === 'anthropic' && isBedrockClaude(model) ? invokeClaudeFamily : bedrockFamily),
   requiresKey: () => true,
-  async upstream({ model, stream, credentials, body }) {
+  async upstream({ path, model, stream, credentials, body, callerHeaders }) {
     const { accessKeyId, apiKey: secretAccessKey, sessionToken, region } = credentials
     if (!accessKeyId || !secretAccessKey || !region)
       throw new ApiError('bad_request', 'this Bedrock connection lacks its access key id, secret access key or region')
-    const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream)}`
+    // A call passed through in Anthropic's format is one for InvokeModel (its family's only path).
+    const invoke = invokeClaudeFamily.paths.includes(path)
+    const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream, invoke ? 'invoke' : 'converse')}`
     // Its decoder is made once the answer arrives, after this.
     const codecLoading = stream ? eventStreamCodecReady() : undefined
     if (codecLoading) await codecLoading
+    const sent = invoke ? invokeBody(body, callerHeaders) : (body ?? '')
     const headers = signBedrockRequest({
       url,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json' },
-      body: body ?? '',
+      body: sent,
       credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
       region,
     })
-    return { url, headers }
+    return invoke ? { url, headers, body: sent } : { url, headers }
   },
 }

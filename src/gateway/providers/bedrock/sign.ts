@@ -34,13 +34,22 @@ export interface BedrockRequest {
 export const BEDROCK_SIGNING_NAME = 'bedrock'
 const ALGORITHM = 'AWS4-HMAC-SHA256'
 
+/** Bedrock Runtime's two ways to call a model: Converse (one format for all) or InvokeModel (the model's own). */
+export type BedrockApi = 'converse' | 'invoke'
+
+const OPERATIONS: Record<BedrockApi, { whole: string; stream: string }> = {
+  converse: { whole: 'converse', stream: 'converse-stream' },
+  invoke: { whole: 'invoke', stream: 'invoke-with-response-stream' },
+}
+
 /**
- * The path of a Converse call. The model id is encoded once, as AWS's SDK does (`:` in a versioned id
- * and `/` in an ARN included); the signature encodes the path again for its canonical form, as AWS's
- * servers do, so encoding it twice here would sign a path AWS never sees.
+ * The path of a call. The model id is encoded once, as AWS's SDK does (`:` in a versioned id and `/` in
+ * an ARN included); the signature encodes the path again for its canonical form, as AWS's servers do,
+ * so encoding it twice here would sign a path AWS never sees.
  */
-export function bedrockModelPath(modelId: string, stream: boolean): string {
-  return `/model/${encodedModelId(modelId)}/${stream ? 'converse-stream' : 'converse'}`
+export function bedrockModelPath(modelId: string, stream: boolean, api: BedrockApi = 'converse'): string {
+  const operation = OPERATIONS[api]
+  return `/model/${encodedModelId(modelId)}/${stream ? operation.stream : operation.whole}`
 }
 
 /** RFC 3986 encoding, as SigV4 wants it: everything but letters, digits and `-_.~`. */
