@@ -1,3 +1,8 @@
+/**
+ * The composition root's first half: the services, built from the runtime's dependencies. The gateway
+ * and the CLI need only these; `app.ts` lays the management API's routes over them, and `gw serve`
+ * imports it only when a request first needs it (serve.ts), so start-up evaluates none of the routes.
+ */
 import { A2aRelay } from './a2a/relay'
 import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
