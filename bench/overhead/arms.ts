@@ -229,8 +229,8 @@ type Caller = keyof typeof CALLERS
 
 /**
  * The ways through gw `ab.ts` measures, each a caller's format and the provider the model leads to:
- * `openai-openai` and `openai-azure` pass the body through, the others translate it through gw's
- * canonical call. Translated arms name their provider (`<provider>/<model>`), so every one of them
+ * `openai-openai`, `openai-azure` and `anthropic-bedrock` pass the body through (the last signed, and
+ * its stream re-framed from AWS's), the others translate it through gw's canonical call. Translated arms name their provider (`<provider>/<model>`), so every one of them
  * resolves its model the same way; the passthrough arm names the bare model, as the suite always has.
  */
 export const GW_ARMS = {
@@ -241,6 +241,8 @@ export const GW_ARMS = {
   'openai-vertex': { caller: 'openai', model: 'vertex/gemini-2.5-flash', reaches: 'vertex' },
   'openai-bedrock': { caller: 'openai', model: 'bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0', reaches: 'bedrock' },
   'anthropic-gemini': { caller: 'anthropic', model: 'gemini/gemini-2.5-flash', reaches: 'gemini' },
+  // Claude on Bedrock for an Anthropic caller: InvokeModel, signed but not translated.
+  'anthropic-bedrock': { caller: 'anthropic', model: 'bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0', reaches: 'bedrock' },
   'gemini-openai': { caller: 'gemini', model: 'gpt-4o', reaches: 'openai' },
 } satisfies Record<string, { caller: Caller; model: string; reaches: Exclude<FakeRoute, 'token'> }>
 

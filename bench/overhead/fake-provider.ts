@@ -17,6 +17,9 @@
  *   POST /token                                               a service account's token endpoint
  *   POST /model/{modelId}/converse, /converse-stream          Bedrock's Converse; the stream in AWS
  *                                                             event-stream frames (AWS's own codec)
+ *   POST /model/{modelId}/invoke, /invoke-with-response-stream
+ *                                                             Claude through InvokeModel: Anthropic's answer,
+ *                                                             its events base64 in `chunk` frames
  *
  * Nothing is authenticated: a Bedrock request's SigV4 signature is not verified, and the token
  * endpoint issues a token for any assertion without checking the JWT's signature. The test fakes
@@ -86,31 +89,32 @@ function openaiAnswers(model: string): Answers {
   }
 }
 
-function anthropicAnswers(model: string): Answers {
+/** Anthropic's answer to the suite's call, and its stream's events in order. */
+function anthropicMessage(model: string) {
   const usage = { input_tokens: USAGE.prompt_tokens, output_tokens: USAGE.completion_tokens }
   const message = { id: 'msg_bench', type: 'message', role: 'assistant', model, stop_sequence: null }
+  const events: Array<Record<string, unknown> & { type: string }> = [
+    { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'ping' },
+    ...TEXT.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
+    { type: 'content_block_stop', index: 0 },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: USAGE.completion_tokens },
+    },
+    { type: 'message_stop' },
+  ]
   return {
     json: JSON.stringify({ ...message, content: [{ type: 'text', text: TEXT.join('') }], stop_reason: 'end_turn', usage }),
-    frames: [
-      namedFrame('message_start', {
-        type: 'message_start',
-        message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
-      }),
-      namedFrame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-      namedFrame('ping', { type: 'ping' }),
-      ...TEXT.map((text) =>
-        namedFrame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
-      ),
-      namedFrame('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      namedFrame('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn', stop_sequence: null },
-        usage: { output_tokens: USAGE.completion_tokens },
-      }),
-      namedFrame('message_stop', { type: 'message_stop' }),
-    ],
-    contentType: SSE,
+    events,
   }
+}
+
+function anthropicAnswers(model: string): Answers {
+  const { json, events } = anthropicMessage(model)
+  return { json, frames: events.map((event) => namedFrame(event.type, event)), contentType: SSE }
 }
 
 /** The Gemini API's usage is cumulative on every chunk; Vertex's is on the last one alone (the others name the traffic type). */
@@ -187,17 +191,42 @@ function bedrockAnswers(): Answers {
   }
 }
 
+/**
+ * Claude through Bedrock's InvokeModel: Anthropic's answer, and its events each base64 in the `bytes`
+ * of a `chunk` frame, the last with Bedrock's invocation metrics, as Bedrock streams them.
+ */
+function invokeAnswers(model: string): Answers {
+  const { json, events } = anthropicMessage(model)
+  const chunk = (event: Record<string, unknown>) =>
+    eventFrame('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })
+  const metrics = {
+    inputTokenCount: USAGE.prompt_tokens,
+    outputTokenCount: USAGE.completion_tokens,
+    invocationLatency: 1,
+    firstByteLatency: 1,
+  }
+  return {
+    json,
+    frames: events.map((event) =>
+      chunk(event.type === 'message_stop' ? { ...event, 'amazon-bedrock-invocationMetrics': metrics } : event),
+    ),
+    contentType: EVENT_STREAM,
+  }
+}
+
 /** A model call's route, its model and whether it streams, read from the path (and, for OpenAI's formats, the body). */
 interface Call {
   route: Exclude<FakeRoute, 'token'>
   model?: string
   stream?: boolean
+  /** Bedrock's InvokeModel (Claude in Anthropic's format) rather than Converse. */
+  invoke?: boolean
 }
 
 const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
 const VERTEX_PATH =
   /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
-const BEDROCK_PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/
+const BEDROCK_PATH = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/
 const AZURE_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/
 
 function callOf(pathname: string): Call | undefined {
@@ -208,14 +237,21 @@ function callOf(pathname: string): Call | undefined {
   const vertex = VERTEX_PATH.exec(pathname)
   if (vertex) return { route: 'vertex', model: vertex[1], stream: vertex[2] === 'streamGenerateContent' }
   const bedrock = BEDROCK_PATH.exec(pathname)
-  if (bedrock)
-    return { route: 'bedrock', model: decodeURIComponent(bedrock[1] as string), stream: bedrock[2] === 'converse-stream' }
+  if (bedrock) {
+    const operation = bedrock[2] as string
+    return {
+      route: 'bedrock',
+      model: decodeURIComponent(bedrock[1] as string),
+      stream: operation.includes('stream'),
+      invoke: operation.startsWith('invoke'),
+    }
+  }
   const azure = AZURE_PATH.exec(pathname)
   if (azure) return { route: 'azure', model: decodeURIComponent(azure[1] as string) }
   return undefined
 }
 
-function answersFor(route: Call['route'], model: string): Answers {
+function answersFor({ route, invoke }: Call, model: string): Answers {
   switch (route) {
     case 'openai':
     case 'azure':
@@ -227,17 +263,17 @@ function answersFor(route: Call['route'], model: string): Answers {
     case 'vertex':
       return googleAnswers(model, true)
     case 'bedrock':
-      return bedrockAnswers()
+      return invoke ? invokeAnswers(model) : bedrockAnswers()
   }
 }
 
 // The arms send one model per route; the cache keeps the per-request work to a JSON.parse and a lookup.
 const cache = new Map<string, Answers>()
-const answers = (route: Call['route'], model: string): Answers => {
-  const key = `${route} ${model}`
+const answers = (call: Call, model: string): Answers => {
+  const key = `${call.route}${call.invoke ? ' invoke' : ''} ${model}`
   let found = cache.get(key)
   if (!found) {
-    found = answersFor(route, model)
+    found = answersFor(call, model)
     cache.set(key, found)
   }
   return found
@@ -293,7 +329,7 @@ const server = Bun.serve({
     const model = call.model ?? (typeof body.model === 'string' ? body.model : 'unknown')
     if (call.route === 'openai' && model.startsWith('failing'))
       return new Response(FAILURE, { status: 500, headers: JSON_HEADERS })
-    const found = answers(call.route, model)
+    const found = answers(call, model)
     if (!(call.stream ?? body.stream === true)) return new Response(found.json, { headers: JSON_HEADERS })
     if (!found.usageFrame) return stream(found.frames, found.contentType)
     const withUsage = body.stream_options?.include_usage === true
