@@ -750,6 +750,29 @@ describe.each(DIALECTS)('Google providers on %s', (dialect) => {
     expect(google.tokensIssued).toBe(issued + 1)
   })
 
+  test("Vertex's own refusal of a Claude call reaches an Anthropic caller in Anthropic's error shape, not Google's", async () => {
+    await anthropic.messages.create({ model: VERTEX_CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+    google.revokeTokens()
+    const refused = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: VERTEX_CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('gw-gateway-mode')).toBe('passthrough')
+    expect(await refused.json()).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: expect.stringContaining('Request had invalid authentication credentials') },
+    })
+    // The next call asks for a new token and is served.
+    const served = await anthropic.messages.create({
+      model: VERTEX_CLAUDE,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    expect(served.content[0]?.type).toBe('text')
+  })
+
   test('an access rule denying provider vertex refuses the call (403) without reaching Google', async () => {
     const denied = await h.org('growth')
     await h.services.organizations.addCredits(denied.orgId, 100)
@@ -786,8 +809,8 @@ describe.each(DIALECTS)('Google providers on %s', (dialect) => {
     expect(gemini.status).toBe(200)
   })
 
-  test("after every call above: one token for the service account (and one after Google revoked it), and the caller's gw key never reached Google", () => {
-    expect(tokenRequestsOf(account.email).map((call) => call.status)).toEqual([200, 200])
+  test("after every call above: one token for the service account (and one after each time Google revoked it), and the caller's gw key never reached Google", () => {
+    expect(tokenRequestsOf(account.email).map((call) => call.status)).toEqual([200, 200, 200])
     for (const key of [org.apiKey, badOrg.apiKey])
       for (const call of google.calls) expect(JSON.stringify(call.headers)).not.toContain(key)
   })

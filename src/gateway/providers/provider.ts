@@ -37,12 +37,16 @@ export interface WireFamily {
   /** Reads a stream's bytes into its events: server-sent events unless the format frames them otherwise. */
   eventParser(): EventParser
   /**
-   * The caller's own format inside the provider's envelope (Claude on Bedrock's InvokeModel: Anthropic's
-   * events in AWS event-stream frames, AWS's errors): a stream is never relayed as raw bytes, each event
-   * is written again as a server-sent event, unchanged, and a failure is written in the caller's format,
-   * even when nothing is translated.
+   * Its streams carry the format's events in frames of the provider's own (Claude on Bedrock's
+   * InvokeModel: Anthropic's events in AWS event streams): never relayed as raw bytes, each event is
+   * written again as a server-sent event, unchanged, even when nothing is translated.
    */
-  foreignEnvelope?: true
+  reframedStream?: true
+  /**
+   * Its provider refuses calls in a shape of its own, not the format's (Bedrock's `{message}`, Vertex's
+   * Google errors for Claude): a failure is written in the caller's format even when nothing is translated.
+   */
+  foreignErrors?: true
 }
 
 /** Turns a stream's bytes into its events as they arrive; `end` gives those left when the bytes end. */

@@ -165,7 +165,7 @@ export class Attempts {
     }
     if (!last) throw badRequest('no step of this fallback chain can serve the call')
     if (last.answer) {
-      const inOwnFormat = prepared.translation === undefined && !prepared.family.foreignEnvelope
+      const inOwnFormat = prepared.translation === undefined && !prepared.family.foreignErrors
       return await deps.answers.providerFailure(state, last.answer, inOwnFormat)
     }
     throw last.error

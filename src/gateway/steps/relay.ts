@@ -80,7 +80,7 @@ export function relayStream(options: RelayOptions): Response {
   const usage = family.streamUsage()
   const stream = translation?.stream(callerAskedForUsage, options.model)
   // Raw bytes may go straight through only when no event must change or disappear, and they are the caller's.
-  const rawPassThrough = translation === undefined && callerAskedForUsage && !family.foreignEnvelope
+  const rawPassThrough = translation === undefined && callerAskedForUsage && !family.reframedStream
   let sawEnd = false
   let failure: ProviderFailure | undefined
   /** Events seen: the Responses API numbers its events from 0, and gw's own error event comes next. */

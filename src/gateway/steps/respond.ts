@@ -151,7 +151,7 @@ export class Answers {
   /**
    * A provider's 4xx/5xx: passed on with its status and the headers the caller's SDK acts on
    * (retry-after above all); rewritten in the caller's format, with the matching error type, when the
-   * provider's is another (`inOwnFormat` false: translated, or in a foreign envelope).
+   * provider's is another (`inOwnFormat` false: translated, or the provider's errors are its own).
    */
   async providerFailure(state: CallState, failed: FailedAnswer, inOwnFormat: boolean): Promise<Response> {
     const { response, text, failure } = failed

@@ -53,7 +53,8 @@ export const invokeClaudeFamily: WireFamily = {
   ...anthropicFamily,
   paths: ['/v1/messages'],
   eventParser: () => new InvokeStreamDecoder(),
-  foreignEnvelope: true,
+  reframedStream: true,
+  foreignErrors: true,
 }
 
 /**

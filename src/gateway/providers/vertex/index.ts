@@ -14,8 +14,11 @@ import { AccessTokens } from './token'
 /** The Messages version Claude on Vertex reads from the body, where Anthropic's API reads a header. */
 const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16'
 
-/** Claude on Vertex takes Messages as Anthropic's API does, at its own model address. */
-const claudeFamily: WireFamily = { ...anthropicFamily, paths: ['/v1/messages'] }
+/**
+ * Claude on Vertex takes Messages as Anthropic's API does, at its own model address; Vertex's own
+ * refusals (a token, a project, a quota) come in Google's error shape, and reach the caller in Anthropic's.
+ */
+const claudeFamily: WireFamily = { ...anthropicFamily, paths: ['/v1/messages'], foreignErrors: true }
 
 const isClaude = (model: string) => model.startsWith('claude')
 
