@@ -46,6 +46,9 @@ for (const dialect of DIALECTS) {
       return ((await response.json()) as { data: ProviderView[] }).data
     }
     const byName = async (token: string) => new Map((await providers(token)).map((provider) => [provider.name, provider]))
+    /** A provider's model, by the provider's name and the model's id, in a listing read with `byName`. */
+    const modelsOf = (list: Map<string, ProviderView>) => (provider: string, id: string) =>
+      list.get(provider)?.models.find((m) => m.id === id)
     const addKey = async (who: Org, body: Record<string, unknown>) => {
       const response = await h.request('POST', '/v1/api-keys/provider-key', { token: who.ownerSession, body })
       expect(response.status).toBe(201)
@@ -112,7 +115,7 @@ for (const dialect of DIALECTS) {
 
     test("each provider's models: its own priced rows, and the families it serves at the price it bills them", async () => {
       const list = await byName(org.ownerSession)
-      const model = (provider: string, id: string) => list.get(provider)?.models.find((m) => m.id === id)
+      const model = modelsOf(list)
       expect(model('openai', 'gpt-4o')).toEqual({
         id: 'gpt-4o',
         maxOutputTokens: 16_384,
@@ -155,8 +158,7 @@ for (const dialect of DIALECTS) {
         effectiveFrom: tomorrow,
       })
       try {
-        const list = await byName(org.ownerSession)
-        const model = (provider: string, id: string) => list.get(provider)?.models.find((m) => m.id === id)
+        const model = modelsOf(await byName(org.ownerSession))
         expect(model('openai', 'gpt-4o')).toEqual({
           id: 'gpt-4o',
           maxOutputTokens: 16_384,

@@ -1,4 +1,4 @@
-import type { ProviderName } from './providers'
+import { isProviderName, type ProviderName } from './providers'
 
 /**
  * Which providers serve a model known by its bare name, as data: its maker first, then the providers
@@ -18,6 +18,14 @@ export const MODEL_FAMILIES: ReadonlyArray<{ pattern: RegExp; providers: readonl
   { pattern: /^deepseek-/, providers: ['deepseek'] },
   { pattern: /^grok-/, providers: ['xai'] },
 ]
+
+/** The provider `<provider>/<model>` names: the part before the first slash, when it is a provider's name. */
+export function providerPrefix(requested: string): ProviderName | undefined {
+  const slash = requested.indexOf('/')
+  if (slash <= 0) return undefined
+  const name = requested.slice(0, slash)
+  return isProviderName(name) ? name : undefined
+}
 
 /** The providers that may serve a bare model name, in the order they are preferred; none when no family claims it. */
 export const providersOf = (model: string): readonly ProviderName[] =>

@@ -1,6 +1,6 @@
-import { providersOf, SERVES_BY_ALIAS_ONLY } from '../../directory/catalogue'
+import { providerPrefix, providersOf, SERVES_BY_ALIAS_ONLY } from '../../directory/catalogue'
 import type { OrgKeySource, OrgProviderKey } from '../../directory/connections'
-import { isProviderName, type OperatorProviders, type ProviderName } from '../../directory/providers'
+import type { OperatorProviders, ProviderName } from '../../directory/providers'
 import { ApiError } from '../../errors'
 import type { ValueOrPromise } from '../../util/value-or-promise'
 import { anthropic } from './anthropic'
@@ -45,11 +45,9 @@ const unknownModel = (requested: string) =>
 
 /** `<provider>/<model>`, when the part before the first slash names a provider: that provider, the rest its model. */
 function named(requested: string): ResolvedModel | undefined {
-  const slash = requested.indexOf('/')
-  if (slash <= 0) return undefined
-  const name = requested.slice(0, slash)
-  const model = requested.slice(slash + 1)
-  return isProviderName(name) && model.length > 0 ? { provider: PROVIDERS[name], model } : undefined
+  const name = providerPrefix(requested)
+  const model = name === undefined ? '' : requested.slice(name.length + 1)
+  return name !== undefined && model.length > 0 ? { provider: PROVIDERS[name], model } : undefined
 }
 
 /**

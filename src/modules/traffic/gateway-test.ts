@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal'
 import { requireGatewayScope } from '../../auth/scopes'
-import { providersOf } from '../../directory/catalogue'
-import { isProviderName, type ProviderName } from '../../directory/providers'
+import { providerPrefix, providersOf } from '../../directory/catalogue'
+import type { ProviderName } from '../../directory/providers'
 import { badRequest, forbidden, notFound } from '../../errors'
 import type { DispatchPath } from '../../gateway/dispatch-routes'
 import type { Store } from '../../store/store'
@@ -35,10 +35,7 @@ export const TEST_OUTPUT_TOKENS = 256
 const TAKES_COMPLETION_TOKENS: ReadonlySet<ProviderName> = new Set(['openai', 'azure'])
 
 /** The provider a model names (`groq/...`), or the one its bare name is served by first; none when unknown. */
-function providerNamed(model: string): ProviderName | undefined {
-  const prefix = model.slice(0, Math.max(model.indexOf('/'), 0))
-  return isProviderName(prefix) ? prefix : providersOf(model)[0]
-}
+const providerNamed = (model: string): ProviderName | undefined => providerPrefix(model) ?? providersOf(model)[0]
 
 const outputCap = (model: string): Record<string, number> => {
   const provider = providerNamed(model)
@@ -105,10 +102,10 @@ export class GatewayTest {
       throw forbidden('this proxy key makes calls on its own provider key only')
     const key = await this.deps.store.org(principal.orgId).providerKeys.get(keyId)
     if (!key) throw notFound('provider key')
-    const named = requested.slice(0, Math.max(requested.indexOf('/'), 0))
-    if (isProviderName(named) && named !== key.provider)
+    const named = providerPrefix(requested)
+    if (named && named !== key.provider)
       throw badRequest(`provider key ${key.id} is a ${key.provider} key; model ${requested} is served by ${named}`)
-    const model = isProviderName(named) ? requested : `${key.provider}/${requested}`
+    const model = named ? requested : `${key.provider}/${requested}`
     return { caller: { ...principal, boundProviderKeyId: key.id }, model }
   }
 }
