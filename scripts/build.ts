@@ -14,6 +14,11 @@ const outfile = at > 0 ? (process.argv[at + 1] ?? 'dist/gw') : 'dist/gw'
 // would otherwise read a `.env` and a `bunfig.toml` from whatever directory they are started in, and a
 // bunfig's `preload` runs code from there.
 const FROM_ENVIRONMENT_ONLY = ['--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig']
+// --splitting: what is imported only on first use (the management API, the database and telemetry
+// clients, protocol SDKs) goes to chunks of its own, evaluated when first imported. In one file, the
+// node: modules those packages import were hoisted and evaluated at start-up, whether used or not.
+// Splitting needs ES module output.
+const LAZY_CHUNKS = ['--splitting', '--format=esm']
 const result = Bun.spawnSync(
   [
     'bun',
@@ -21,6 +26,7 @@ const result = Bun.spawnSync(
     '--compile',
     '--minify',
     '--bytecode',
+    ...LAZY_CHUNKS,
     ...FROM_ENVIRONMENT_ONLY,
     '--target=bun',
     ...ENTRYPOINTS,

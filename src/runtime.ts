@@ -207,11 +207,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   probes.push({ name: 'egress', required: false, check: async () => (config.egress.enabled ? 'ok' : 'off') })
   if (config.clickhouseUrl)
     log.warn('GW_CLICKHOUSE_URL is set, but the ClickHouse analytics store is not built yet; the SQL store serves analytics')
+  // Its thread starts with the first batch: started here, it evaluated its modules and opened its
+  // connection on the other core while the server was starting to answer.
   const writer = options.serving ? new ThreadedLogWriter(config.database) : undefined
-  // Not awaited: the thread opens its connection while the server starts; a batch waits for it.
-  writer
-    ?.start()
-    .catch((error: unknown) => log.error('the request log writer could not open the database', { error: String(error) }))
   const requestLog = new RequestLog(writer?.write ?? writeEntries(store), log)
   // Loaded only when configured, and only to serve: with metrics off, prom-client is never read and
   // no call observes; a one-shot command has nothing to be scraped.

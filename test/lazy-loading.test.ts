@@ -20,11 +20,10 @@ const LOADED_ON_USE = [
   '@opentelemetry/exporter-trace-otlp-http',
 ]
 
-test('building the app and its server loads none of the packages kept for first use', async () => {
+/** The modules a fresh process has evaluated after importing `files` (paths from the repository's root). */
+async function loadedBy(...files: string[]): Promise<string[]> {
   const root = join(import.meta.dir, '..')
-  const probe = `
-    await import('./src/app.ts')
-    await import('./src/serve.ts')
+  const probe = `${files.map((file) => `await import('${file}')`).join('\n')}
     console.log(JSON.stringify(Object.keys(require.cache)))`
   const child = Bun.spawn([process.execPath, '-e', probe], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
@@ -32,6 +31,17 @@ test('building the app and its server loads none of the packages kept for first 
   expect(code).toBe(0)
   const loaded = JSON.parse(out) as string[]
   expect(loaded.length).toBeGreaterThan(100)
-  const early = LOADED_ON_USE.filter((name) => loaded.some((path) => path.includes(`/node_modules/${name}/`)))
-  expect(early).toEqual([])
+  return loaded
+}
+
+const packagesIn = (loaded: string[], names: readonly string[]) =>
+  names.filter((name) => loaded.some((path) => path.includes(`/node_modules/${name}/`)))
+
+test('building the app and its server loads none of the packages kept for first use', async () => {
+  expect(packagesIn(await loadedBy('./src/app.ts', './src/serve.ts'), LOADED_ON_USE)).toEqual([])
+})
+
+test('what `gw serve` starts with (runtime, services, server) loads no Elysia: the management app brings it on first use', async () => {
+  const loaded = await loadedBy('./src/runtime.ts', './src/services.ts', './src/serve.ts')
+  expect(packagesIn(loaded, ['elysia', ...LOADED_ON_USE])).toEqual([])
 })

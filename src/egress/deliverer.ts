@@ -84,9 +84,13 @@ export class Deliverer {
     this.outboxCap = options.outboxCap ?? 10_000
   }
 
+  /**
+   * The first pass comes one poll interval after the start, not at once: at `gw serve`'s start it would
+   * take the event loop (its first query is its slowest) while the server begins to answer.
+   */
   start(): void {
     this.stopped = false
-    this.next(0)
+    this.next(this.pollMs)
   }
 
   /** Stops taking attempts and waits for those under way to be settled. */

@@ -1,5 +1,5 @@
-import { status, t } from 'elysia'
 import { DOMAIN_MAX_LENGTH, DOMAIN_PATTERN, DOMAIN_RULE, EMAIL_MAX_LENGTH, EMAIL_PATTERN, EMAIL_RULE } from '../util/email'
+import { t } from '../util/typebox'
 
 /**
  * Every management answer is `{data, error: null}` or, for a failure, `{data: null, error}` (the error
@@ -16,12 +16,6 @@ export const Ok = <S extends Schema>(data: S) => ({ 200: Envelope(data) })
 
 /** The `response` of a route that creates something and answers 201 with it. */
 export const Created = <S extends Schema>(data: S) => ({ 201: Envelope(data) })
-
-/** A handler's 200 answer: the service's result in the envelope. */
-export const answer = async <T>(data: T | Promise<T>) => ({ data: await data, error: null })
-
-/** A handler's 201 answer, for a route whose `response` is `Created(...)`. */
-export const answerCreated = async <T>(data: T | Promise<T>) => status(201, { data: await data, error: null })
 
 /** The error answer `{data: null, error: {code, message}}`, for routes whose only answer is an error. */
 export const ErrorEnvelope = t.Object({

@@ -1,5 +1,4 @@
-import { t } from 'elysia'
-import { oneOf } from '../util/typebox'
+import { oneOf, t } from '../util/typebox'
 import { INCREMENTS } from './time'
 
 /**

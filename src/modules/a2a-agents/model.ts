@@ -1,5 +1,5 @@
-import { t } from 'elysia'
 import { Maybe } from '../../query/model'
+import { t } from '../../util/typebox'
 
 export const MAX_URL_CHARS = 2048
 

@@ -1,6 +1,7 @@
-import { type TSchema, t } from 'elysia'
+import type { TSchema } from '@sinclair/typebox'
 import { type PageSize, Paging } from '../../http/schema'
 import { Maybe, SeriesPoint, windowBodyWith } from '../../query/model'
+import { t } from '../../util/typebox'
 import type { MetricSpec } from './metrics'
 
 /** What a metric of the table answers, derived from its spec so the document says what the code does. */

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { WindowBody } from '../../query/model'
 import type { GroupedViews } from './grouped'
 import { METRICS } from './metrics'

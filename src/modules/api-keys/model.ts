@@ -1,5 +1,5 @@
-import { t } from 'elysia'
 import { TIERS } from '../../auth/tiers'
+import { oneOf, t } from '../../util/typebox'
 
 const Scopes = t.Array(t.String({ maxLength: 210 }), {
   maxItems: 100,
@@ -63,7 +63,7 @@ export const IssuedApiKey = t.Object({
 })
 
 export const ScopeEntitlement = t.Object({
-  tier: t.UnionEnum(TIERS),
+  tier: oneOf(TIERS),
   capabilities: t.Array(t.String()),
   allowlists: t.Array(t.String({ description: 'the forms an allowlist scope takes' })),
 })

@@ -1,5 +1,5 @@
-import { t } from 'elysia'
 import { NextCursor, Paging } from '../../http/schema'
+import { t } from '../../util/typebox'
 import { AUDIT_PAGE, CSV_COLUMNS, EXPORT_LIMITS } from './service'
 
 const { limit, cursor } = Paging(AUDIT_PAGE)

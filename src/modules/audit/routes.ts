@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { AuditCsv, AuditPage, ExportQuery, OrgParams, PageQuery } from './model'
 import { type AuditService, EXPORT_LIMITS } from './service'
 

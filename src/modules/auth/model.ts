@@ -1,6 +1,6 @@
-import { t } from 'elysia'
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords'
 import { EmailAddress } from '../../http/schema'
+import { t } from '../../util/typebox'
 
 export const LoginBody = t.Object({
   email: EmailAddress,

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
 import { parseManagementBody } from '../../http/body'
 import { bearerToken, sourceIp } from '../../http/request-info'
-import { answer, Ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { AcceptInviteBody, LoggedOut, LoginBody, Session } from './model'
 import type { AuthService } from './service'
 

@@ -1,8 +1,7 @@
-import { t } from 'elysia'
 import { NextCursor, type PageSize, Paging } from '../../http/schema'
 import { SeriesPoint, timeBodyWith } from '../../query/model'
 import type { BudgetAction } from '../../store/repositories/budget-actions'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const BUDGET_ACTIONS = ['alert', 'block', 'downgrade', 'throttle'] as const satisfies readonly BudgetAction['action'][]
 

@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { PROVIDER_NAMES } from '../../directory/providers'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const MAX_STEPS = 10
 export const MAX_STATUS_CODES = 50

@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t } from '../../util/typebox'
 import { UUID_V4 } from '../../util/uuid'
 
 export const FeedbackBody = t.Object({

@@ -1,7 +1,8 @@
 import { Elysia, status } from 'elysia'
 import type { GatewayInfo } from '../../gateway/info'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { Feedback, FeedbackBody, GatewayMeta, MetaParams, Model, ModelList, ModelParams, Pending } from './model'
 
 /**

@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { RESOURCE_KINDS, SUBJECT_KINDS } from '../../governance/rules'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 /** An organisation's rules are compiled and read on every governed call: a bound keeps that cheap. */
 export const MAX_RULES = 1000

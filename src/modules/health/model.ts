@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { COMPONENT_STATES } from '../../util/health-probe'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 const ComponentState = oneOf(COMPONENT_STATES)
 const Count = t.Integer({ minimum: 0 })

@@ -1,6 +1,5 @@
 import type { TObject } from '@sinclair/typebox'
-import { t } from 'elysia'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const INTEGRATION_TYPES = ['slack', 'stripe'] as const
 

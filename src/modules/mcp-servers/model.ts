@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { Maybe } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const MCP_TRANSPORTS = ['streamable_http', 'sse'] as const
 export const MAX_GLOBS = 100

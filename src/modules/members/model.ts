@@ -1,5 +1,5 @@
-import { t } from 'elysia'
 import { EmailAddress } from '../../http/schema'
+import { t } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
 

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
+import { answer, answerCreated } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, answerCreated, Created, Ok } from '../../http/schema'
+import { Created, Ok } from '../../http/schema'
 import {
   AddedMember,
   AddMemberBody,

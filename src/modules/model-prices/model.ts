@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { PROVIDER_NAMES } from '../../directory/providers'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 /** The most a rate or fee may be, in USD: far above any real price, and its nano-USD stay exact integers. */
 export const MAX_USD = 1_000_000

@@ -1,8 +1,7 @@
-import { t } from 'elysia'
 import { PERMISSIONS } from '../../auth/permissions'
 import { TIERS } from '../../auth/tiers'
 import { MAX_RETENTION_DAYS } from '../../spend/retention'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
 

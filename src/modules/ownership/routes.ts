@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Deleted, Ok } from '../../http/schema'
+import { Deleted, Ok } from '../../http/schema'
 import { OrgParams, OwnershipTransfer, TransferOwnerBody } from './model'
 import type { OwnershipService } from './service'
 

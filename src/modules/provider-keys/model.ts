@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { PROVIDER_NAMES } from '../../directory/providers'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 const Provider = oneOf(PROVIDER_NAMES, { error: `provider must be one of ${PROVIDER_NAMES.join(', ')}` })
 const BaseUrl = t.String({ pattern: '^https?://', maxLength: 2000, error: 'baseUrl must be an http:// or https:// URL' })

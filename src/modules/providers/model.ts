@@ -1,7 +1,6 @@
-import { t } from 'elysia'
 import { PROVIDER_KINDS, PROVIDER_NAMES } from '../../directory/providers'
 import { Maybe } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 const UsdPerMillion = (what: string) =>
   Maybe(t.Number({ minimum: 0, description: `USD per million ${what} tokens; null when the price table has no price for it` }))

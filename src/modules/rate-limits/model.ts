@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t } from '../../util/typebox'
 
 export const RuleBody = t.Object(
   {

@@ -1,7 +1,6 @@
-import { t } from 'elysia'
 import { OffsetPage, type PageSize, Paging } from '../../http/schema'
 import { Maybe, timeBodyWith } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 const Status = oneOf(['success', 'error'])
 const Id = t.String({ maxLength: 200 })

@@ -1,7 +1,6 @@
-import { t } from 'elysia'
 import { PERMISSIONS } from '../../auth/permissions'
 import { TIERS } from '../../auth/tiers'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
 export const RoleParams = t.Object({ id: t.String(), roleId: t.String({ minLength: 1, maxLength: 64 }) })

@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
 export const FilterParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })

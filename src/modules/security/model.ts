@@ -1,6 +1,6 @@
-import { t } from 'elysia'
 import { type PageSize, Paging } from '../../http/schema'
 import { Maybe, SeriesPoint, windowBodyWith } from '../../query/model'
+import { t } from '../../util/typebox'
 
 export const RECENT_PAGE: PageSize = { maxLimit: 500, defaultLimit: 50 }
 

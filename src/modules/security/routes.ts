@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Ok } from '../../http/schema'
+import { Ok } from '../../http/schema'
 import { WindowBody } from '../../query/model'
 import { OverTime, Recent, RecentBody, Summary } from './model'
 import type { SecurityViews } from './service'

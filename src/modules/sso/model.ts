@@ -1,8 +1,7 @@
-import { t } from 'elysia'
 import { TIERS } from '../../auth/tiers'
 import { DomainName } from '../../http/schema'
 import { Maybe } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const OrgParams = t.Object({ id: t.String() })
 

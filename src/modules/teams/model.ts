@@ -1,6 +1,5 @@
-import { t } from 'elysia'
 import { TEAM_VISIBILITY } from '../../store/repositories/organizations'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const TeamParams = t.Object({ teamId: t.String({ minLength: 1, maxLength: 64 }) })
 

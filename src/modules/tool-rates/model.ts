@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t } from '../../util/typebox'
 
 /** The most a call may be priced at, in USD. */
 export const MAX_USD_PER_CALL = 1000

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, Deleted, Ok } from '../../http/schema'
+import { Deleted, Ok } from '../../http/schema'
 import { Rate, RateBody, RateParams } from './model'
 import type { ToolRatesService } from './service'
 

@@ -1,7 +1,6 @@
-import { t } from 'elysia'
 import { NextCursor, OffsetPage, type PageSize, Paging } from '../../http/schema'
 import { Maybe } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 /** Interactive pages stay small; bulk export pages are larger. */
 export const PAGE_SIZES = {

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
+import { answer } from '../../http/answer'
 import type { Authz } from '../../http/authz'
-import { answer, ErrorEnvelope, Ok } from '../../http/schema'
+import { ErrorEnvelope, Ok } from '../../http/schema'
 import type { AnnotationsService } from './annotations'
 import type { GatewayTest } from './gateway-test'
 import {

@@ -1,7 +1,6 @@
-import { t } from 'elysia'
 import { WEBHOOK_EVENTS } from '../../egress/events'
 import { Maybe } from '../../query/model'
-import { oneOf } from '../../util/typebox'
+import { oneOf, t } from '../../util/typebox'
 
 export const WebhookParams = t.Object({ webhookId: t.String({ minLength: 1, maxLength: 64 }) })
 
