@@ -158,6 +158,17 @@ describe('the compiled binary', () => {
       expect((await fetch(`${base}/v1/organization/${created.orgId}/permissions/me`, { headers: asKey })).status).toBe(200)
       expect((await fetch(`${base}/v1/webhooks`)).status).toBe(401)
 
+      // A query's numbers are validated in the minified build as from source: in range is read, out of
+      // range is the caller's 400, whatever the bundler renamed.
+      const asOwner = { authorization: `Bearer ${created.sessionToken}` }
+      const audit = (query: string) => fetch(`${base}/v1/organization/${created.orgId}/audit?${query}`, { headers: asOwner })
+      expect((await audit('limit=2')).status).toBe(200)
+      for (const query of ['limit=-1', 'limit=0', 'limit=5000', 'limit=1.5', 'limit=abc']) {
+        const refused = await audit(query)
+        expect([query, refused.status]).toEqual([query, 400])
+        expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('limit must be a whole number')
+      }
+
       const added = run(
         ['member', 'add', '--org', created.orgId as string, '--email', 'admin@acme.test', '--role', 'admin', '--password-stdin'],
         {
