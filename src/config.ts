@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { type TSchema, Type } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import {
   type OperatorProviders,
   PROVIDERS_TABLE,
@@ -16,23 +14,38 @@ import { SAMPLERS, type SamplerName, type TracingConfig } from './observability/
 import { MAX_RETENTION_DAYS } from './spend/retention'
 import type { DatabaseLocation } from './store/database'
 
+/** What a variable's text must be. (Plain checks: a schema library here was the only one start-up loaded.) */
+type Rule = (text: string) => boolean
+const matching = (pattern: string): Rule => {
+  const expression = new RegExp(pattern)
+  return (text) => expression.test(text)
+}
+const lengthIn =
+  (min: number, max = Number.POSITIVE_INFINITY): Rule =>
+  (text) =>
+    text.length >= min && text.length <= max
+const oneOf =
+  (...words: readonly string[]): Rule =>
+  (text) =>
+    words.includes(text)
+
 /**
  * The environment table of DESIGN.md section 4. Each variable is validated on its own so that a bad
  * value stops start-up with one line that names the variable and what it accepts.
  */
-const PORT = Type.String({ pattern: '^[0-9]{1,5}$' })
-const URL_OF = (schemes: string) => Type.String({ pattern: `^(${schemes})://.+` })
-const SECONDS = Type.String({ pattern: '^[1-9][0-9]{0,8}$' })
-const MILLISECONDS = Type.String({ pattern: '^[0-9]{1,9}$' })
-const COUNT = Type.String({ pattern: '^[1-9][0-9]{0,6}$' })
-const BOOLEAN = Type.Union([Type.Literal('true'), Type.Literal('false')])
-const KEY = { schema: Type.String({ minLength: 1 }), allowed: 'a non-empty key' }
-const API_VERSION = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$|^v1$|^preview$' })
-const REGION = Type.String({ pattern: '^[a-z]{2,}(-[a-z0-9]+)*$' })
+const PORT = matching('^[0-9]{1,5}$')
+const URL_OF = (schemes: string) => matching(`^(${schemes})://.+`)
+const SECONDS = matching('^[1-9][0-9]{0,8}$')
+const MILLISECONDS = matching('^[0-9]{1,9}$')
+const COUNT = matching('^[1-9][0-9]{0,6}$')
+const BOOLEAN = oneOf('true', 'false')
+const KEY = { accepts: lengthIn(1), allowed: 'a non-empty key' }
+const API_VERSION = matching('^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$|^v1$|^preview$')
+const REGION = matching('^[a-z]{2,}(-[a-z0-9]+)*$')
 /** A model name callers use, `=`, the provider's own name for it. */
 const ALIAS = '[A-Za-z0-9._:/-]{1,200}=[A-Za-z0-9._:/-]{1,200}'
 const baseUrl = (provider: ProviderName): Variable => ({
-  schema: URL_OF('http|https'),
+  accepts: URL_OF('http|https'),
   allowed: `http://... or https://... (default: ${PROVIDERS_TABLE[provider].defaultBaseUrl})`,
 })
 
@@ -46,163 +59,163 @@ const VENDOR_VARIABLES = Object.fromEntries(
 ) as VendorVariables
 
 interface Variable {
-  schema: TSchema
+  accepts: Rule
   allowed: string
   fallback?: string
 }
 
 const VARIABLES = {
-  GW_HOST: { schema: Type.String({ minLength: 1 }), allowed: 'a host name or IP address', fallback: '127.0.0.1' },
-  GW_PORT: { schema: PORT, allowed: 'an integer port from 0 to 65535', fallback: '8787' },
-  GW_DATA_DIR: { schema: Type.String({ minLength: 1 }), allowed: 'a directory path', fallback: './gw-data' },
+  GW_HOST: { accepts: lengthIn(1), allowed: 'a host name or IP address', fallback: '127.0.0.1' },
+  GW_PORT: { accepts: PORT, allowed: 'an integer port from 0 to 65535', fallback: '8787' },
+  GW_DATA_DIR: { accepts: lengthIn(1), allowed: 'a directory path', fallback: './gw-data' },
   GW_DATABASE_URL: {
-    schema: Type.String({ pattern: '^(postgres|postgresql)://.+|^sqlite:.+' }),
+    accepts: matching('^(postgres|postgresql)://.+|^sqlite:.+'),
     allowed: 'postgres://... or postgresql://... or sqlite:<file path> (default: gw.db in GW_DATA_DIR)',
   },
-  GW_REDIS_URL: { schema: URL_OF('redis|rediss'), allowed: 'redis://... or rediss://...' },
-  GW_CLICKHOUSE_URL: { schema: URL_OF('http|https'), allowed: 'http://... or https://...' },
+  GW_REDIS_URL: { accepts: URL_OF('redis|rediss'), allowed: 'redis://... or rediss://...' },
+  GW_CLICKHOUSE_URL: { accepts: URL_OF('http|https'), allowed: 'http://... or https://...' },
   GW_SECRET: {
-    schema: Type.String({ minLength: 32 }),
+    accepts: lengthIn(32),
     allowed: 'at least 32 characters (default: generated into GW_DATA_DIR/secret)',
   },
-  GW_META_TTL_SECONDS: { schema: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
+  GW_META_TTL_SECONDS: { accepts: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
   GW_META_MAX_ENTRIES: {
-    schema: Type.String({ pattern: '^[1-9][0-9]{2,5}$' }),
+    accepts: matching('^[1-9][0-9]{2,5}$'),
     allowed:
       "a whole number from 100 to 999999: the most calls' metadata this instance keeps in memory (about 320 bytes each, the oldest dropped first; with Redis, only while Redis is away)",
     fallback: '200000',
   },
   GW_REQUEST_RETENTION_DAYS: {
-    schema: Type.String({ pattern: '^[1-9][0-9]{0,3}$' }),
+    accepts: matching('^[1-9][0-9]{0,3}$'),
     allowed: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}: request records older than that are deleted (organisations may keep them for fewer days, never more); unset: kept forever`,
   },
   GW_GLOBAL_RATE_LIMIT: {
-    schema: Type.String({ pattern: '^[1-9][0-9]*/[1-9][0-9]*$' }),
+    accepts: matching('^[1-9][0-9]*/[1-9][0-9]*$'),
     allowed: '<requests>/<seconds>, both positive integers, e.g. 1000/60',
     fallback: '1000/60',
   },
   GW_UPSTREAM_TIMEOUT_SECONDS: {
-    schema: SECONDS,
+    accepts: SECONDS,
     allowed: "a positive integer number of seconds to wait for a provider's response headers",
     fallback: '300',
   },
   GW_MAX_BODY_BYTES: {
-    schema: Type.String({ pattern: '^[1-9][0-9]{0,9}$' }),
+    accepts: matching('^[1-9][0-9]{0,9}$'),
     allowed:
       'the largest request body a gateway call may send, in bytes (management routes take at most 1 MiB); gw holds at most four such bodies at once, and further calls wait their turn',
     fallback: String(32 * 1024 * 1024),
   },
   GW_CACHE_MAX_BYTES: {
-    schema: Type.String({ pattern: '^[1-9][0-9]{0,10}$' }),
+    accepts: matching('^[1-9][0-9]{0,10}$'),
     allowed:
       'the bytes the in-process response cache may hold (least recently used answers go first); an answer larger than an eighth of it, or than 4 MiB, is not kept. Unused when GW_REDIS_URL is set: the cache is in Redis',
     fallback: String(64 * 1024 * 1024),
   },
   GW_USERS_FEATURE: {
-    schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    accepts: oneOf('on', 'off'),
     allowed: 'on or off (per-user traffic views, spec 4.5)',
     fallback: 'on',
   },
   GW_PUBLIC_URL: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed: 'http(s)://... : the address callers reach gw at, when a proxy in front of it changes the scheme or host',
   },
   GW_COUNTRY_HEADER: {
-    schema: Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }),
+    accepts: matching('^[A-Za-z0-9-]{1,64}$'),
     allowed:
       "the name of a request header that a trusted proxy in front of gw sets to the caller's ISO 3166-1 alpha-2 country (e.g. CF-IPCountry)",
   },
   GW_EGRESS: {
-    schema: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+    accepts: oneOf('on', 'off'),
     allowed: 'on or off: off (air-gapped) refuses every outgoing destination (webhooks, integrations)',
     fallback: 'on',
   },
   GW_EGRESS_ALLOW_HOSTS: {
-    schema: Type.String({ minLength: 1, maxLength: 10_000 }),
+    accepts: lengthIn(1, 10_000),
     allowed:
       'comma-separated host names, IP addresses or CIDRs that outgoing destinations may reach over http:// or at private, loopback or link-local addresses (e.g. hooks.internal,10.0.0.0/8)',
   },
   GW_SLACK_API_URL: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed: "http(s)://... : Slack's Web API (the Slack integration's channel list)",
     fallback: 'https://slack.com/api',
   },
   GW_STRIPE_API_URL: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed: "http(s)://... : Stripe's API (the Stripe integration's meter events)",
     fallback: 'https://api.stripe.com',
   },
   GW_LOG_LEVEL: {
-    schema: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
+    accepts: oneOf(...LOG_LEVELS),
     allowed: 'debug, info, warn or error',
     fallback: 'info',
   },
   GW_METRICS_ADDR: {
-    schema: Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' }),
+    accepts: matching('^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$'),
     allowed:
       'host:port of a separate listener that answers GET /metrics (Prometheus text format) and nothing else, e.g. 127.0.0.1:9464; metrics are off unless this or GW_METRICS_TOKEN is set',
   },
   GW_METRICS_TOKEN: {
-    schema: Type.String({ pattern: '^[\\x21-\\x7e]{16,256}$' }),
+    accepts: matching('^[\\x21-\\x7e]{16,256}$'),
     allowed:
       '16 to 256 printable characters, no spaces: /metrics on the main port then answers only with Authorization: Bearer <token> (it is 404 there without one)',
   },
   // OpenTelemetry's own variables, read as its SDKs read them; gw checks them so that a typo stops
   // start-up instead of silently exporting nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed:
       'http(s)://host:port of an OTLP/HTTP collector (traces go to <endpoint>/v1/traces); tracing is off unless this or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set',
   },
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed:
       'the full http(s) URL traces are posted to, e.g. http://127.0.0.1:4318/v1/traces (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
   },
   OTEL_EXPORTER_OTLP_PROTOCOL: {
-    schema: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+    accepts: oneOf('http/protobuf', 'http/json'),
     allowed:
       'http/protobuf or http/json: gw exports OTLP/HTTP with JSON bodies, which every OTLP/HTTP collector takes; gRPC is not offered',
   },
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: {
-    schema: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]),
+    accepts: oneOf('http/protobuf', 'http/json'),
     allowed: 'http/protobuf or http/json (see OTEL_EXPORTER_OTLP_PROTOCOL)',
   },
   OTEL_SDK_DISABLED: {
-    schema: BOOLEAN,
+    accepts: BOOLEAN,
     allowed: 'true or false: true turns tracing off whatever else is set',
     fallback: 'false',
   },
   OTEL_TRACES_EXPORTER: {
-    schema: Type.Union([Type.Literal('otlp'), Type.Literal('none')]),
+    accepts: oneOf('otlp', 'none'),
     allowed: 'otlp or none (none turns tracing off)',
     fallback: 'otlp',
   },
   OTEL_TRACES_SAMPLER: {
-    schema: Type.Union(SAMPLERS.map((name) => Type.Literal(name))),
+    accepts: oneOf(...SAMPLERS),
     allowed: SAMPLERS.join(', '),
     fallback: 'parentbased_always_on',
   },
   OTEL_TRACES_SAMPLER_ARG: {
-    schema: Type.String({ pattern: '^(0(\\.[0-9]+)?|1(\\.0+)?|\\.[0-9]+)$' }),
+    accepts: matching('^(0(\\.[0-9]+)?|1(\\.0+)?|\\.[0-9]+)$'),
     allowed: 'the ratio of traces kept by traceidratio samplers, from 0 to 1',
     fallback: '1',
   },
-  OTEL_SERVICE_NAME: { schema: Type.String({ minLength: 1, maxLength: 256 }), allowed: 'a service name', fallback: 'gw' },
+  OTEL_SERVICE_NAME: { accepts: lengthIn(1, 256), allowed: 'a service name', fallback: 'gw' },
   OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: {
-    schema: BOOLEAN,
+    accepts: BOOLEAN,
     allowed:
       "true or false: true puts a call's request and response bodies on its span, as far as its organisation keeps bodies (redacted when it redacts)",
     fallback: 'false',
   },
-  OTEL_BSP_SCHEDULE_DELAY: { schema: MILLISECONDS, allowed: 'milliseconds between span exports', fallback: '5000' },
-  OTEL_BSP_EXPORT_TIMEOUT: { schema: MILLISECONDS, allowed: 'milliseconds an export may take', fallback: '30000' },
+  OTEL_BSP_SCHEDULE_DELAY: { accepts: MILLISECONDS, allowed: 'milliseconds between span exports', fallback: '5000' },
+  OTEL_BSP_EXPORT_TIMEOUT: { accepts: MILLISECONDS, allowed: 'milliseconds an export may take', fallback: '30000' },
   OTEL_BSP_MAX_QUEUE_SIZE: {
-    schema: COUNT,
+    accepts: COUNT,
     allowed: 'spans held for export at most; more are dropped, never waited for',
     fallback: '2048',
   },
-  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: { schema: COUNT, allowed: 'spans sent in one export at most', fallback: '512' },
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: { accepts: COUNT, allowed: 'spans sent in one export at most', fallback: '512' },
   OPENAI_API_KEY: KEY,
   OPENAI_BASE_URL: baseUrl('openai'),
   ANTHROPIC_API_KEY: KEY,
@@ -211,38 +224,38 @@ const VARIABLES = {
   GEMINI_BASE_URL: baseUrl('gemini'),
   AZURE_OPENAI_API_KEY: KEY,
   AZURE_OPENAI_ENDPOINT: {
-    schema: URL_OF('https?'),
+    accepts: URL_OF('https?'),
     allowed: "the Azure OpenAI resource's endpoint, e.g. https://<resource>.openai.azure.com (needed with AZURE_OPENAI_API_KEY)",
   },
   AZURE_OPENAI_API_VERSION: {
-    schema: API_VERSION,
+    accepts: API_VERSION,
     allowed: 'a dated API version (e.g. 2024-10-21): deployments in the path; unset: the v1 API',
   },
-  OPENAI_API_VERSION: { schema: API_VERSION, allowed: 'as AZURE_OPENAI_API_VERSION, which wins when both are set' },
+  OPENAI_API_VERSION: { accepts: API_VERSION, allowed: 'as AZURE_OPENAI_API_VERSION, which wins when both are set' },
   AZURE_OPENAI_DEPLOYMENTS: {
-    schema: Type.String({ pattern: `^${ALIAS}(,${ALIAS})*$` }),
+    accepts: matching(`^${ALIAS}(,${ALIAS})*$`),
     allowed: 'model=deployment pairs, comma-separated (gpt-4o=prod-4o): the models callers name, served by those deployments',
   },
-  AWS_ACCESS_KEY_ID: { schema: Type.String({ pattern: '^[A-Z0-9]{16,128}$' }), allowed: 'an AWS access key id' },
+  AWS_ACCESS_KEY_ID: { accepts: matching('^[A-Z0-9]{16,128}$'), allowed: 'an AWS access key id' },
   AWS_SECRET_ACCESS_KEY: KEY,
   AWS_SESSION_TOKEN: KEY,
-  AWS_REGION: { schema: REGION, allowed: 'an AWS region, e.g. us-east-1 (AWS_DEFAULT_REGION otherwise, else us-east-1)' },
-  AWS_DEFAULT_REGION: { schema: REGION, allowed: 'an AWS region' },
+  AWS_REGION: { accepts: REGION, allowed: 'an AWS region, e.g. us-east-1 (AWS_DEFAULT_REGION otherwise, else us-east-1)' },
+  AWS_DEFAULT_REGION: { accepts: REGION, allowed: 'an AWS region' },
   AWS_ENDPOINT_URL_BEDROCK_RUNTIME: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed: "Bedrock Runtime's address (default: https://bedrock-runtime.<region>.amazonaws.com)",
   },
   GOOGLE_APPLICATION_CREDENTIALS: {
-    schema: Type.String({ minLength: 1 }),
+    accepts: lengthIn(1),
     allowed: "the path of a service account's JSON key file, for Vertex AI",
   },
   GOOGLE_CLOUD_PROJECT: {
-    schema: Type.String({ pattern: '^[a-z][a-z0-9-]{4,61}[a-z0-9]$' }),
+    accepts: matching('^[a-z][a-z0-9-]{4,61}[a-z0-9]$'),
     allowed: "a Google Cloud project id (default: the service account's)",
   },
-  GOOGLE_CLOUD_LOCATION: { schema: REGION, allowed: 'a Vertex AI location, e.g. us-central1 or global', fallback: 'global' },
+  GOOGLE_CLOUD_LOCATION: { accepts: REGION, allowed: 'a Vertex AI location, e.g. us-central1 or global', fallback: 'global' },
   GOOGLE_VERTEX_BASE_URL: {
-    schema: URL_OF('http|https'),
+    accepts: URL_OF('http|https'),
     allowed:
       "Vertex AI's address (default: https://<location>-aiplatform.googleapis.com, or aiplatform.googleapis.com for global)",
   },
@@ -307,7 +320,7 @@ function read(env: Env, name: VariableName): string | undefined {
   // An empty value is treated as unset: that is what `GW_REDIS_URL= gw serve` means to an operator.
   const value = raw === undefined || raw === '' ? variable.fallback : raw
   if (value === undefined) return undefined
-  if (!Value.Check(variable.schema, value)) throw new ConfigError(name, value, variable.allowed)
+  if (!variable.accepts(value)) throw new ConfigError(name, value, variable.allowed)
   return value
 }
 

@@ -13,7 +13,7 @@ import { ApiError } from './errors'
 import { serveMetrics } from './observability/observer'
 import { openRuntime, type Runtime } from './runtime'
 import { serve } from './serve'
-import { createServices } from './services'
+import { createServing } from './serving'
 import { emailProblem } from './util/email'
 import { VERSION } from './version'
 
@@ -73,6 +73,9 @@ function needEmail(value: string | undefined): string {
   return email
 }
 
+/** The services a command uses: imported when it runs, so `gw serve` starts without the modules it builds on first use. */
+const servicesFor = async (deps: Runtime['deps']) => (await import('./services')).createServices(deps)
+
 async function withRuntime(work: (runtime: Runtime) => Promise<void>): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true })
   try {
@@ -86,10 +89,13 @@ async function serveCommand(): Promise<void> {
   const runtime = await openRuntime(loadConfig(), { migrate: true, serving: true })
   const { config, deps } = runtime
   const log = deps.log
-  const services = createServices(deps)
+  const services = createServing(deps)
   services.retention.start(RETENTION_FIRST_MS, RETENTION_INTERVAL_MS)
-  // The management API is imported and built when first asked for: see ManagementApp.
-  const managementApp = async () => (await import('./app')).createApp(deps, services)
+  // The management API, its services included, is imported and built when first asked for: see ManagementApp.
+  const managementApp = async () => {
+    const [{ createApp }, { createServices }] = await Promise.all([import('./app'), import('./services')])
+    return createApp(deps, createServices(deps, services))
+  }
   const server = serve(managementApp, services, {
     hostname: config.host,
     port: config.port,
@@ -175,7 +181,7 @@ async function main(argv: string[]): Promise<void> {
       const input = { orgName: need(values.org, '--org'), email: needEmail(values.email), tier: tier as Tier }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
-        const result = await createServices(runtime.deps).organizations.bootstrap({ ...input, password })
+        const result = await (await servicesFor(runtime.deps)).organizations.bootstrap({ ...input, password })
         console.log(JSON.stringify(result))
       })
     }
@@ -183,7 +189,7 @@ async function main(argv: string[]): Promise<void> {
       const input = { orgId: need(values.org, '--org'), email: needEmail(values.email), role: need(values.role, '--role') }
       const password = await readPassword(values['password-stdin'])
       return withRuntime(async (runtime) => {
-        console.log(JSON.stringify(await createServices(runtime.deps).members.add({ ...input, password })))
+        console.log(JSON.stringify(await (await servicesFor(runtime.deps)).members.add({ ...input, password })))
       })
     }
     case 'credits add': {
@@ -192,7 +198,7 @@ async function main(argv: string[]): Promise<void> {
       if (!Number.isFinite(usd) || usd <= 0 || usd > 1_000_000)
         throw new UsageError('--usd must be a positive number of US dollars, at most 1000000')
       return withRuntime(async ({ deps }) => {
-        console.log(JSON.stringify(await createServices(deps).organizations.addCredits(orgId, usd)))
+        console.log(JSON.stringify(await (await servicesFor(deps)).organizations.addCredits(orgId, usd)))
       })
     }
     case 'secret rotate':

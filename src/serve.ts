@@ -4,7 +4,7 @@ import consolePage from './console/index.html'
 import { answerFailure } from './error-answers'
 import { DISPATCH_PATHS, PROVIDER_APIS } from './gateway/dispatch-routes'
 import type { Logger } from './log'
-import type { Services } from './services'
+import type { Serving } from './serving'
 
 /**
  * The console, bundled by Bun from its HTML entry (its script and style become hashed assets that Bun
@@ -67,7 +67,7 @@ function managementHandler(builder: () => Promise<App>, log: Logger): Handler {
  */
 export function serve(
   app: ManagementApp,
-  services: Pick<Services, 'dispatch' | 'providerApi' | 'health'>,
+  services: Pick<Serving, 'dispatch' | 'providerApi' | 'health'>,
   options: ServeOptions,
 ): Server<undefined> {
   const routes: Record<string, Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>> = {

@@ -49,7 +49,7 @@ const moduleOf = (path: string): string => {
 }
 
 /** The composition: only these wire the layers together. */
-const COMPOSITION = new Set(['app', 'services', 'serve', 'runtime', 'config', 'main'])
+const COMPOSITION = new Set(['app', 'services', 'serving', 'serve', 'runtime', 'config', 'main'])
 /** Below the gateway and the HTTP layer: shared services and vocabulary. */
 const LOWER = new Set([
   'util',

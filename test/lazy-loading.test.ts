@@ -41,7 +41,8 @@ test('building the app and its server loads none of the packages kept for first 
   expect(packagesIn(await loadedBy('./src/app.ts', './src/serve.ts'), LOADED_ON_USE)).toEqual([])
 })
 
-test('what `gw serve` starts with (runtime, services, server) loads no Elysia: the management app brings it on first use', async () => {
-  const loaded = await loadedBy('./src/runtime.ts', './src/services.ts', './src/serve.ts')
+test('what `gw serve` starts with (runtime, serving, server) loads no Elysia and no model of the management API: the app brings them on first use', async () => {
+  const loaded = await loadedBy('./src/runtime.ts', './src/serving.ts', './src/serve.ts')
   expect(packagesIn(loaded, ['elysia', ...LOADED_ON_USE])).toEqual([])
+  expect(loaded.filter((path) => /\/src\/modules\/[^/]+\/model\.ts$/.test(path))).toEqual([])
 })

@@ -7,7 +7,6 @@ import { VERSION } from '../version'
 import { DEFAULT_METER_EVENT, DROPPABLE_EVENT, type MeterPayload, slackText } from './events'
 import { type EgressPolicy, EgressRefused } from './policy'
 import { type ServiceUrls, slackPost, stripeMeterEvent } from './services'
-import { signedHeaders } from './signing'
 
 /**
  * When a failed delivery is tried again, in seconds after the attempt that failed: about 27 hours in
@@ -122,6 +121,8 @@ export class Deliverer {
     const latency = () => Math.round(performance.now() - started)
     try {
       const secret = this.options.vault.open(webhook.sealedSecret, sealContexts.webhookSecret(webhook))
+      // The Standard Webhooks library is read with the first delivery, not at every start.
+      const { signedHeaders } = await import('./signing')
       // A redirect counts as a failure: the receiver must answer at the address it gave.
       const response = await this.options.egress.fetch(webhook.destination, {
         method: 'POST',

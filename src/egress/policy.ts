@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import type { BlockList } from 'node:net'
 import { badRequest, egressDisabled } from '../errors'
 
 /**
@@ -11,44 +11,58 @@ import { badRequest, egressDisabled } from '../errors'
  * 127.0.0.1 later (DNS rebinding) is refused at connection time.
  */
 
+/**
+ * `node:net`, evaluated on first use: it costs every start about 2 ms, and only checking an address
+ * (an outgoing call to a destination a user named, an operator's allow list) needs it.
+ */
+let netModule: typeof import('node:net') | undefined
+const net = () => (netModule ??= process.getBuiltinModule('node:net'))
+const isIP = (input: string): number => net().isIP(input)
+
+let internal: BlockList | undefined
 /** Addresses no outgoing call reaches unless allowed: this machine, private networks, link-local, and the like. */
-const INTERNAL = new BlockList()
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  INTERNAL.addSubnet(network, prefix, 'ipv4')
-for (const [network, prefix] of [
-  // The unspecified and loopback addresses, and the deprecated IPv4-compatible form (`::127.0.0.1`).
-  ['::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const)
-  INTERNAL.addSubnet(network, prefix, 'ipv6')
+function internalNetworks(): BlockList {
+  if (internal) return internal
+  internal = new (net().BlockList)()
+  for (const [network, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const)
+    internal.addSubnet(network, prefix, 'ipv4')
+  for (const [network, prefix] of [
+    // The unspecified and loopback addresses, and the deprecated IPv4-compatible form (`::127.0.0.1`).
+    ['::', 96],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+    ['64:ff9b::', 96],
+  ] as const)
+    internal.addSubnet(network, prefix, 'ipv6')
+  return internal
+}
 
 const family = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
 
 /** The operator's exceptions (GW_EGRESS_ALLOW_HOSTS): host names, addresses and CIDR ranges. */
 export interface AllowList {
   hosts: ReadonlySet<string>
-  networks: BlockList
+  /** Absent when the list names no address or range. */
+  networks?: BlockList
 }
 
 /** Parses `GW_EGRESS_ALLOW_HOSTS`: comma-separated host names, IP addresses or CIDRs; answers undefined for a bad entry. */
 export function parseAllowList(text: string): AllowList | undefined {
   const hosts = new Set<string>()
-  const networks = new BlockList()
+  let networks: BlockList | undefined
   for (const entry of text
     .split(',')
     .map((part) => part.trim().toLowerCase())
@@ -58,9 +72,12 @@ export function parseAllowList(text: string): AllowList | undefined {
       const version = isIP(address ?? '')
       const prefix = Number(bits)
       if (!address || version === 0 || !/^[0-9]{1,3}$/.test(bits) || prefix > (version === 4 ? 32 : 128)) return undefined
+      networks ??= new (net().BlockList)()
       networks.addSubnet(address, prefix, family(address))
-    } else if (isIP(entry)) networks.addAddress(entry, family(entry))
-    else if (/^[a-z0-9.-]{1,253}$/.test(entry)) hosts.add(entry)
+    } else if (isIP(entry)) {
+      networks ??= new (net().BlockList)()
+      networks.addAddress(entry, family(entry))
+    } else if (/^[a-z0-9.-]{1,253}$/.test(entry)) hosts.add(entry)
     else return undefined
   }
   return { hosts, networks }
@@ -118,7 +135,7 @@ export class EgressPolicy {
 
   constructor(options: EgressOptions) {
     this.enabled = options.enabled
-    this.allow = options.allow ?? { hosts: new Set(), networks: new BlockList() }
+    this.allow = options.allow ?? { hosts: new Set() }
     this.resolve = options.resolve ?? systemResolve
     this.now = options.now ?? Date.now
   }
@@ -247,10 +264,14 @@ export class EgressPolicy {
   }
 
   private allowedHost(host: string): boolean {
-    return this.allow.hosts.has(host) || (isIP(host) !== 0 && this.allow.networks.check(host, family(host)))
+    return this.allow.hosts.has(host) || (isIP(host) !== 0 && this.allow.networks?.check(host, family(host)) === true)
   }
 
   private addressAllowed(address: string, hostAllowed: boolean): boolean {
-    return hostAllowed || this.allow.networks.check(address, family(address)) || !INTERNAL.check(address, family(address))
+    return (
+      hostAllowed ||
+      this.allow.networks?.check(address, family(address)) === true ||
+      !internalNetworks().check(address, family(address))
+    )
   }
 }
