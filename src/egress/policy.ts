@@ -55,14 +55,14 @@ const family = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv
 /** The operator's exceptions (GW_EGRESS_ALLOW_HOSTS): host names, addresses and CIDR ranges. */
 export interface AllowList {
   hosts: ReadonlySet<string>
-  /** Absent when the list names no address or range. */
+  /** Absent when there is no list (the policy's default): no address is allowed beyond the public ones. */
   networks?: BlockList
 }
 
 /** Parses `GW_EGRESS_ALLOW_HOSTS`: comma-separated host names, IP addresses or CIDRs; answers undefined for a bad entry. */
 export function parseAllowList(text: string): AllowList | undefined {
   const hosts = new Set<string>()
-  let networks: BlockList | undefined
+  const networks = new (net().BlockList)()
   for (const entry of text
     .split(',')
     .map((part) => part.trim().toLowerCase())
@@ -72,12 +72,9 @@ export function parseAllowList(text: string): AllowList | undefined {
       const version = isIP(address ?? '')
       const prefix = Number(bits)
       if (!address || version === 0 || !/^[0-9]{1,3}$/.test(bits) || prefix > (version === 4 ? 32 : 128)) return undefined
-      networks ??= new (net().BlockList)()
       networks.addSubnet(address, prefix, family(address))
-    } else if (isIP(entry)) {
-      networks ??= new (net().BlockList)()
-      networks.addAddress(entry, family(entry))
-    } else if (/^[a-z0-9.-]{1,253}$/.test(entry)) hosts.add(entry)
+    } else if (isIP(entry)) networks.addAddress(entry, family(entry))
+    else if (/^[a-z0-9.-]{1,253}$/.test(entry)) hosts.add(entry)
     else return undefined
   }
   return { hosts, networks }
