@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import Redis from 'ioredis'
-import { MemoryMetaStore, type MetaStore, RedisMetaStore } from '../src/gateway/meta/store'
+import { type GatewayMeta, MemoryMetaStore, type MetaStore, RedisMetaStore } from '../src/gateway/meta/store'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
 import { serviceUrl } from './support/services'
@@ -136,6 +137,48 @@ describe('the in-process metadata store', () => {
     await store.put({ orgId: 'o', meta: meta('late') }, 300)
     expect(store.size).toBe(1)
     expect(await store.get('late')).toEqual({ orgId: 'o', meta: meta('late') })
+  })
+
+  test('keeps every field of an entry exactly, whichever are present, though it stores them without their names', async () => {
+    const attempt = fc.record(
+      {
+        provider: fc.string(),
+        model: fc.string(),
+        httpStatus: fc.integer({ min: 100, max: 599 }),
+        error: fc.string(),
+        latencyMs: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      },
+      { requiredKeys: ['provider', 'model', 'latencyMs'] },
+    )
+    const entry = fc.record({
+      orgId: fc.uuid(),
+      meta: fc.record(
+        {
+          requestId: fc.stringMatching(/^[\x21-\x7e]{1,60}$/),
+          provider: fc.string(),
+          model: fc.string(),
+          status: fc.constantFrom('success' as const, 'error' as const),
+          requestCost: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          estimatedCost: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          creditsRemaining: fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+          gatewayMode: fc.constantFrom('passthrough' as const, 'translated' as const),
+          translationWarning: fc.string(),
+          downgradedFrom: fc.string(),
+          attempts: fc.array(attempt, { minLength: 1, maxLength: 4 }),
+          cached: fc.constant(true as const),
+          cacheSavings: fc.double({ min: 0, max: 1e6, noNaN: true }),
+        } satisfies { [K in keyof Required<GatewayMeta>]: fc.Arbitrary<Required<GatewayMeta>[K]> },
+        { requiredKeys: ['requestId', 'provider', 'model', 'status'] },
+      ),
+    })
+    const store = new MemoryMetaStore(1_000)
+    await fc.assert(
+      fc.asyncProperty(entry, async (stored) => {
+        await store.put(stored, 300)
+        // JSON has no -0: a cost of -0 reads back as 0, as it would from Redis.
+        expect(await store.get(stored.meta.requestId.toUpperCase())).toEqual(JSON.parse(JSON.stringify(stored)))
+      }),
+    )
   })
 
   test('when full, the record closest to lapsing goes first', async () => {
