@@ -140,3 +140,30 @@ describe('the limiter answers at once when it can', () => {
     expect(() => limits.check({ ...request, policyHeader: '5;w=60;s=user' })).toThrow(/has no Gw-User-Id header/)
   })
 })
+
+describe('the in-process limiter store, full', () => {
+  const window = (key: string) => ({ kind: 'window' as const, key, limit: 3, windowMs: 60_000 })
+
+  test('a flood of new keys pushes out idle ones, not the count of a key in use', () => {
+    const store = new MemoryLimiterStore(() => 0, 4)
+    const busy = { ...window('busy'), limit: 1_000 }
+    for (let i = 0; i < 50; i++) {
+      store.decide([busy])
+      store.decide([window(`new-${i}`)])
+    }
+    // Fifty calls counted, none lost to the flood; the first of the new keys is long gone.
+    expect(store.decide([busy])[0]?.remaining).toBe(1_000 - 51)
+    expect(store.decide([window('new-0')])[0]?.remaining).toBe(2)
+  })
+
+  test('a key nobody used since the last pass is the one that goes', () => {
+    const store = new MemoryLimiterStore(() => 0, 2)
+    store.decide([window('a')])
+    store.decide([window('b')])
+    store.decide([window('a')])
+    store.decide([window('c')])
+    // b went; a kept its two calls.
+    expect(store.decide([window('a')])[0]?.remaining).toBe(0)
+    expect(store.decide([window('b')])[0]?.remaining).toBe(2)
+  })
+})

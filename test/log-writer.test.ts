@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { WritableEntry } from '../src/gateway/request-log/request-log'
-import { fromWire, ThreadedLogWriter, toWire } from '../src/gateway/request-log/writer'
+import { batchText, entriesOf, ThreadedLogWriter } from '../src/gateway/request-log/writer'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
 
@@ -15,12 +15,20 @@ const entry = (id: string, orgId: string, content: string): WritableEntry => ({
 })
 
 describe('an entry on its way to the writer thread', () => {
-  test('arrives as it was sent, bodies or not, through a structured clone', () => {
-    const withBodies = entry('e1', 'org', 'hello')
+  test('arrives as it was sent, bodies or not, through the text of its batch', () => {
+    const withBodies = entry('e1', 'org', 'hello \ud800 "quoted"\n')
     const withProperties: WritableEntry = {
-      record: requestRecord({ id: 'e2', orgId: 'org', properties: { team: 'a' }, userId: 'u', costNano: null }),
+      record: requestRecord({
+        id: 'e2',
+        orgId: 'org',
+        properties: { team: 'a' },
+        userId: 'u',
+        costNano: null,
+        attempts: [{ provider: 'openai', model: 'gpt-4o', httpStatus: 429, error: 'slow down', latencyMs: 3.5 }],
+        createdAt: new Date(Date.UTC(2026, 10, 27, 1, 2, 3, 456)),
+      }),
     }
-    for (const sent of [withBodies, withProperties]) expect(fromWire(structuredClone(toWire(sent)))).toEqual(sent)
+    expect(entriesOf(batchText([withBodies, withProperties]))).toEqual([withBodies, withProperties])
   })
 })
 

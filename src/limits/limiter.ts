@@ -24,7 +24,7 @@ export interface LimitVerdict {
   policy: string
   retryAfterSeconds: number
   /** Cents buckets to charge once the real cost is known. */
-  centsBuckets: Array<{ key: string; limit: number; windowMs: number }>
+  centsBuckets: ReadonlyArray<{ key: string; limit: number; windowMs: number }>
   /** Which limit refused, for the 429 message and the record. */
   reason?: string
 }
@@ -100,8 +100,11 @@ export class RateLimiter {
   }
 
   private decide(request: LimitRequest, buckets: Applied[]): ValueOrPromise<LimitVerdict> {
-    const applied = [...this.windows(request), ...buckets]
-    const decisions = this.store.decide(applied.map((a) => a.check))
+    const applied = this.windows(request)
+    for (const bucket of buckets) applied.push(bucket)
+    const checks = new Array<Check>(applied.length)
+    for (let i = 0; i < applied.length; i++) checks[i] = (applied[i] as Applied).check
+    const decisions = this.store.decide(checks)
     return decisions instanceof Promise ? decisions.then((made) => verdictOf(applied, made)) : verdictOf(applied, decisions)
   }
 
@@ -113,17 +116,21 @@ export class RateLimiter {
   }
 
   private windows(request: LimitRequest): Applied[] {
-    const limit = this.global.requests
-    const windowMs = this.global.windowSeconds * 1000
-    const window = (segment: 'global' | 'user' | 'model', value: string): Applied => ({
-      check: { kind: 'window', key: keyOf(request.orgId, 'w', segment, value), limit, windowMs },
-      ...this.windowText[segment],
-      cents: false,
-    })
-    const applied = [window('global', '')]
-    if (request.userId) applied.push(window('user', request.userId))
-    applied.push(window('model', request.model))
+    const applied = [this.window(request.orgId, 'global', '')]
+    if (request.userId) applied.push(this.window(request.orgId, 'user', request.userId))
+    applied.push(this.window(request.orgId, 'model', request.model))
     return applied
+  }
+
+  private window(orgId: string, segment: 'global' | 'user' | 'model', value: string): Applied {
+    const { policy, describe } = this.windowText[segment]
+    const { requests, windowSeconds } = this.global
+    return {
+      check: { kind: 'window', key: keyOf(orgId, 'w', segment, value), limit: requests, windowMs: windowSeconds * 1000 },
+      policy,
+      describe,
+      cents: false,
+    }
   }
 
   private buckets(request: LimitRequest): ValueOrPromise<Applied[]> {
@@ -188,7 +195,8 @@ export class RateLimiter {
 
 /** The store's decisions made a verdict: the first refusal, else the tightest limit, is what the headers show. */
 function verdictOf(applied: readonly Applied[], decisions: readonly Decision[]): LimitVerdict {
-  const refusedAt = decisions.findIndex((d) => !d.allowed)
+  let refusedAt = -1
+  for (let i = 0; i < decisions.length && refusedAt < 0; i++) if (!(decisions[i] as Decision).allowed) refusedAt = i
   const shown = refusedAt >= 0 ? refusedAt : tightest(decisions)
   const decision = decisions[shown] as Decision
   const chosen = applied[shown] as Applied
@@ -198,11 +206,19 @@ function verdictOf(applied: readonly Applied[], decisions: readonly Decision[]):
     remaining: decision.remaining,
     policy: chosen.policy,
     retryAfterSeconds: decision.retryAfterSeconds,
-    centsBuckets: applied
-      .filter((a) => a.cents)
-      .map((a) => ({ key: a.check.key, limit: a.check.limit, windowMs: a.check.windowMs })),
+    centsBuckets: centsBucketsOf(applied),
     reason: refusedAt >= 0 ? chosen.describe : undefined,
   }
+}
+
+const NO_CENTS_BUCKETS: LimitVerdict['centsBuckets'] = []
+
+function centsBucketsOf(applied: readonly Applied[]): LimitVerdict['centsBuckets'] {
+  let buckets: Array<LimitVerdict['centsBuckets'][number]> | undefined
+  for (const { cents, check } of applied) {
+    if (cents) (buckets ??= []).push({ key: check.key, limit: check.limit, windowMs: check.windowMs })
+  }
+  return buckets ?? NO_CENTS_BUCKETS
 }
 
 function segmentValue(policy: Policy, request: LimitRequest): string | undefined {
@@ -223,9 +239,10 @@ const segmentSource = (policy: Policy): string =>
 
 function tightest(decisions: readonly Decision[]): number {
   let best = 0
-  decisions.forEach((d, i) => {
+  for (let i = 1; i < decisions.length; i++) {
+    const d = decisions[i] as Decision
     const current = decisions[best] as Decision
     if (d.remaining / d.limit < current.remaining / current.limit) best = i
-  })
+  }
   return best
 }

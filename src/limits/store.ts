@@ -21,10 +21,23 @@ export interface LimiterStore {
 
 type State = WindowState | BucketState
 
-/** In-process state, bounded: the least recently used keys go first when it is full. */
+/**
+ * A key's state, and whether it was used since eviction last came past it. Updated in place: moving a
+ * key to the end of the map on every use (delete, then set) was most of what a call's limits allocated.
+ */
+interface Held {
+  state: State
+  used: boolean
+}
+
+/**
+ * In-process state, bounded. When it is full, the oldest key not used since eviction last came past
+ * it goes (a second chance, an approximation of least recently used), so a flood of new keys pushes
+ * out idle ones, not the limits of keys in use.
+ */
 export class MemoryLimiterStore implements LimiterStore {
   readonly name = 'memory'
-  private readonly states = new Map<string, State>()
+  private readonly states = new Map<string, Held>()
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -34,30 +47,46 @@ export class MemoryLimiterStore implements LimiterStore {
   /** Synchronous: nothing else runs between reading and writing, which is what makes it atomic. */
   decide(checks: readonly Check[]): Decision[] {
     const now = this.now()
-    const results = checks.map((check) => {
-      const previous = this.states.get(check.key)
-      return check.kind === 'window'
-        ? slideWindow(previous as WindowState | undefined, check.limit, check.windowMs, now)
-        : drawBucket(previous as BucketState | undefined, check.limit, check.windowMs, check.need, check.take, now)
-    })
-    if (results.every((r) => r.decision.allowed)) {
-      results.forEach((r, i) => {
-        this.put((checks[i] as Check).key, r.state)
-      })
+    const decisions = new Array<Decision>(checks.length)
+    const states = new Array<State>(checks.length)
+    let allowed = true
+    for (let i = 0; i < checks.length; i++) {
+      const check = checks[i] as Check
+      const previous = this.states.get(check.key)?.state
+      const { state, decision } =
+        check.kind === 'window'
+          ? slideWindow(previous as WindowState | undefined, check.limit, check.windowMs, now)
+          : drawBucket(previous as BucketState | undefined, check.limit, check.windowMs, check.need, check.take, now)
+      decisions[i] = decision
+      states[i] = state
+      allowed &&= decision.allowed
     }
-    return results.map((r) => r.decision)
+    if (allowed) for (let i = 0; i < checks.length; i++) this.put((checks[i] as Check).key, states[i] as State)
+    return decisions
   }
 
   async charge(key: string, limit: number, windowMs: number, amount: number): Promise<void> {
-    this.put(key, chargeBucket(this.states.get(key) as BucketState | undefined, limit, windowMs, amount, this.now()))
+    this.put(key, chargeBucket(this.states.get(key)?.state as BucketState | undefined, limit, windowMs, amount, this.now()))
   }
 
   private put(key: string, state: State): void {
-    this.states.delete(key)
-    if (this.states.size >= this.maxKeys) {
-      const oldest = this.states.keys().next()
-      if (!oldest.done) this.states.delete(oldest.value)
+    const held = this.states.get(key)
+    if (held) {
+      held.state = state
+      held.used = true
+      return
     }
-    this.states.set(key, state)
+    if (this.states.size >= this.maxKeys) this.evictOne()
+    this.states.set(key, { state, used: false })
+  }
+
+  /** The oldest key unused since the last pass goes; a used one loses its mark and moves behind the rest. */
+  private evictOne(): void {
+    for (const [key, held] of this.states) {
+      this.states.delete(key)
+      if (!held.used) return
+      held.used = false
+      this.states.set(key, held)
+    }
   }
 }

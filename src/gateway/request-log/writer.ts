@@ -234,23 +234,28 @@ const RECORD_FIELDS = [
 const everyField: Exclude<keyof RequestRecord, (typeof RECORD_FIELDS)[number]> extends never ? true : never = true
 void everyField
 
-/**
- * An entry as it crosses to the writer thread: the record's values in RECORD_FIELDS order, then, when
- * it has them, its bodies and their policy. Posting objects writes every key of every record out
- * again; flat arrays clone in about half the time (1.2 against 2.2 µs a record), on the server thread.
- */
-export type WireEntry = unknown[]
+const CREATED_AT = RECORD_FIELDS.indexOf('createdAt')
 
-export function toWire({ record, bodies }: WritableEntry): WireEntry {
-  const wire: unknown[] = RECORD_FIELDS.map((field) => record[field])
+/**
+ * An entry as it crosses to the writer thread: the record's values in RECORD_FIELDS order (its time as
+ * milliseconds), then, when it has them, its bodies and their policy. Flat arrays, not objects, so no
+ * record writes its keys out again.
+ */
+type WireEntry = unknown[]
+
+function toWire({ record, bodies }: WritableEntry): WireEntry {
+  const wire = new Array<unknown>(RECORD_FIELDS.length)
+  for (let i = 0; i < RECORD_FIELDS.length; i++) wire[i] = record[RECORD_FIELDS[i] as keyof RequestRecord]
+  wire[CREATED_AT] = record.createdAt.getTime()
   if (bodies) wire.push(bodies.request, bodies.response, bodies.truncated, bodies.policy.store, bodies.policy.redact)
   return wire
 }
 
-export function fromWire(wire: WireEntry): WritableEntry {
+function fromWire(wire: WireEntry): WritableEntry {
   // Assigned one by one: building it with Object.fromEntries made a pair for each field, 6 µs a record.
   const fields: Record<string, unknown> = {}
   for (let i = 0; i < RECORD_FIELDS.length; i++) fields[RECORD_FIELDS[i] as string] = wire[i]
+  fields.createdAt = new Date(wire[CREATED_AT] as number)
   const record = fields as unknown as RequestRecord
   if (wire.length === RECORD_FIELDS.length) return { record }
   const [request, response, truncated, store, redact] = wire.slice(RECORD_FIELDS.length) as [
@@ -263,11 +268,17 @@ export function fromWire(wire: WireEntry): WritableEntry {
   return { record, bodies: { request, response, truncated, policy: { store, redact } } }
 }
 
-/** The messages between the server and its log-writer thread: open the database, write a batch, close. */
-export type WriterRequest =
-  | { id: number; open: DatabaseLocation }
-  | { id: number; entries: readonly WireEntry[] }
-  | { id: number; close: true }
+/**
+ * A batch as its one JSON text: the server's thread writes a text of about a kilobyte a record, where a
+ * structured clone of the same arrays took twice the time there and left about 500 bytes a record for
+ * its collector (measured with a 100-record batch).
+ */
+export const batchText = (entries: readonly WritableEntry[]): string => JSON.stringify(entries.map(toWire))
+
+export const entriesOf = (text: string): WritableEntry[] => (JSON.parse(text) as WireEntry[]).map(fromWire)
+
+/** The messages between the server and its log-writer thread: open the database, write a batch (its text), close. */
+export type WriterRequest = { id: number; open: DatabaseLocation } | { id: number; entries: string } | { id: number; close: true }
 export type WriterReply = { id: number; balances?: Array<[string, number]>; setAside?: SetAside[]; error?: string }
 
 /**
@@ -301,7 +312,7 @@ export class ThreadedLogWriter {
   readonly write: LogWriter = async (entries) => {
     const { worker, opened } = this.running()
     await opened
-    return this.send(worker, { id: ++this.next, entries: entries.map(toWire) })
+    return this.send(worker, { id: ++this.next, entries: batchText(entries) })
   }
 
   /** Closes the thread's connection and ends it; call it once the log is drained. */

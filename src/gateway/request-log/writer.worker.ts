@@ -8,7 +8,7 @@ import { type Database, openDatabase } from '../../store/database'
 import { errorMessage } from '../../store/faults'
 import { createStore, type Store } from '../../store/store'
 import type { LogWriter } from './request-log'
-import { fromWire, type WriterReply, type WriterRequest, writeEntries } from './writer'
+import { entriesOf, type WriterReply, type WriterRequest, writeEntries } from './writer'
 
 declare const self: Worker
 
@@ -32,7 +32,7 @@ self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
       return reply({ id: request.id })
     }
     if (!write) throw new Error('the log writer has no database open')
-    const outcome = await write(request.entries.map(fromWire))
+    const outcome = await write(entriesOf(request.entries))
     reply({ id: request.id, balances: [...(outcome?.balances ?? [])], setAside: [...(outcome?.setAside ?? [])] })
   } catch (error) {
     reply({ id: request.id, error: errorMessage(error) })

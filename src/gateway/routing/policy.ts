@@ -35,13 +35,16 @@ const DEFAULT_TRIGGERS = { timeout: true, networkError: true } as const
 /** Between two tries of one step when the caller names attempts but no delays. */
 const DEFAULT_DELAYS = { minDelayMs: 200, maxDelayMs: 5_000 } as const
 
+/** What moves a call without a chain on: the defaults, the same for every call. */
+const NO_CHAIN_TRIGGERS: Required<ChainTriggers> = { ...DEFAULT_TRIGGERS, statusCodes: [] }
+
 /** The plan for a call naming `model`: its chain's steps, or the model alone. The caller's retry headers win. */
 export function planFor(model: string, chain: FallbackChain | undefined, headers: Headers): RoutePlan {
   const asked = readRetryHeaders(headers)
   return {
     chain,
     steps: chain ? chain.steps : [{ model }],
-    triggers: { ...DEFAULT_TRIGGERS, statusCodes: [], ...chain?.triggers },
+    triggers: chain ? { ...NO_CHAIN_TRIGGERS, ...chain.triggers } : NO_CHAIN_TRIGGERS,
     retry: asked ?? chain?.retry ?? NO_RETRY,
   }
 }

@@ -134,14 +134,15 @@ export class Attempts {
             deps.now,
           ),
         )
-        const attempt = { provider: provider.name, model: facts.model, latencyMs: deps.now() - startedAt }
+        const latencyMs = deps.now() - startedAt
         if (result.ok) {
           if (cooling.has(key.id)) void deps.keyHealth.recovered(key.id).catch(() => undefined)
           const httpStatus = result.response.status
           span?.served(httpStatus)
-          state.attempted({ ...attempt, httpStatus })
+          state.attempted({ provider: provider.name, model: facts.model, httpStatus, latencyMs })
           return await deps.answers.served(dispatch, prepared, result)
         }
+        const attempt = { provider: provider.name, model: facts.model, latencyMs }
         last = result
         const httpStatus = result.failure.kind === 'status' ? result.failure.status : undefined
         span?.failed(httpStatus, result.error.message)
@@ -190,16 +191,17 @@ export class Attempts {
     const priced = dispatch.route.priced
     // What the call learnt since the step was prepared (the limiter's verdict, the cache's, earlier attempts) stays.
     const { limit, cacheStatus, attempts } = dispatch.state.facts
-    const facts: CallFacts = { ...prepared.facts, limit, cacheStatus, attempts }
-    const reserving = budgets.reserve(spendCall(facts, priced), { mayDowngrade: !facts.downgradedFrom })
+    const learnt = { limit, cacheStatus, attempts }
+    const reserving = budgets.reserve(spendCall(prepared.facts, priced), { mayDowngrade: !prepared.facts.downgradedFrom })
     let spend = reserving instanceof Promise ? await reserving : reserving
-    let admitted: Prepared = { ...prepared, facts }
+    let admitted = prepared
     if (spend.kind === 'downgrade') {
-      admitted = await prepareModel(this.deps.prepare, dispatch, { ...facts, downgradedFrom: facts.model }, spend.toModel)
+      const downgrade = { ...learnt, downgradedFrom: prepared.facts.model }
+      admitted = await prepareModel(this.deps.prepare, dispatch, prepared.facts, downgrade, spend.toModel)
       spend = await budgets.reserve(spendCall(admitted.facts, priced), { mayDowngrade: false })
     }
     const hold = spend.kind === 'held' ? spend.hold : undefined
-    return { ...admitted, facts: { ...admitted.facts, hold } }
+    return { ...admitted, facts: { ...admitted.facts, ...learnt, hold } }
   }
 
   /** A failed attempt used nothing: its hold goes back to the budgets. */

@@ -51,43 +51,49 @@ const UNKNOWN_COST = {
 /**
  * What serving a call with a model takes: the provider that serves it, whether the caller's key and
  * the access rules let it reach that one, whether the formats differ, the keys it may run on, and the
- * most the call can cost. `known` is what the call learnt so far; the step's facts replace its model's.
+ * most the call can cost. `known` is what the call learnt so far, `changed` what this preparation
+ * changes of it; the step's facts replace its model's. They are made once, at the end: each copy of a
+ * call's facts is a few hundred bytes of garbage.
  */
 export async function prepareModel(
   deps: PrepareDeps,
   dispatch: Dispatch,
   known: CallFacts,
+  changed: Partial<CallFacts>,
   requested: string,
   step?: ChainStep,
 ): Promise<Prepared> {
   const { route, read } = dispatch
-  const resolving = deps.models.resolve(known.principal.orgId, requested)
+  const { principal, callerFormat } = known
+  const resolving = deps.models.resolve(principal.orgId, requested)
   const { provider, model } = resolving instanceof Promise ? await resolving : resolving
-  let facts: CallFacts = { ...known, provider: provider.name, model }
-  requireGatewayScope(facts.principal, { provider: provider.name, model })
+  requireGatewayScope(principal, { provider: provider.name, model })
   // Before anything is held or sent: a denied step is skipped like one the key may not reach.
-  const allowed = deps.access.require(facts.principal, [
+  const allowed = deps.access.require(principal, [
     { kind: 'provider', id: provider.name },
     { kind: 'model', id: model },
   ])
   if (allowed instanceof Promise) await allowed
-  const family = provider.family(model, facts.callerFormat)
-  const translation = translationBetween(facts.callerFormat, family.format)
+  const family = provider.family(model, callerFormat)
+  const translation = translationBetween(callerFormat, family.format)
   const upstreamPath = upstreamPathFor(dispatch.call.path, provider.name, family, translation, route.conversation === true)
   const writing = outgoingBody(read, family, model, translation)
   const outgoing = writing instanceof Promise ? await writing : writing
   const finding = keyCandidates(
     { operator: deps.providers, orgKeys: deps.orgKeys },
-    facts.principal,
+    principal,
     provider,
     model,
     step?.providerKeyId,
   )
   const keys = finding instanceof Promise ? await finding : finding
-  const pricing = deps.prices.priceOf(facts.principal.orgId, provider.name, model)
+  const pricing = deps.prices.priceOf(principal.orgId, provider.name, model)
   const priced = pricing instanceof Promise ? await pricing : pricing
-  facts = {
-    ...facts,
+  let facts: CallFacts = {
+    ...known,
+    ...changed,
+    provider: provider.name,
+    model,
     mode: translation ? 'translated' : 'passthrough',
     translationWarning: outgoing.translationWarning,
     ptb: keys.every((key) => key.ptb),
@@ -99,8 +105,11 @@ export async function prepareModel(
   return { facts, provider, family, translation, upstreamPath, outgoing, keys, units, streams: read.fields.stream === true }
 }
 
-/** A step of the plan made ready: its facts start from the call's, without a former step's downgrade or hold. */
+/** What a step starts without: a former step's downgrade or hold. */
+const STEP_START = { downgradedFrom: undefined, hold: undefined } as const
+
+/** A step of the plan made ready: its facts start from the call's. */
 export function prepareStep(deps: PrepareDeps, dispatch: Dispatch, step: ChainStep): Promise<Prepared> {
-  const known: CallFacts = { ...dispatch.state.facts, downgradedFrom: undefined, hold: undefined }
-  return prepareModel(deps, dispatch, known, step.provider ? `${step.provider}/${step.model}` : step.model, step)
+  const requested = step.provider ? `${step.provider}/${step.model}` : step.model
+  return prepareModel(deps, dispatch, dispatch.state.facts, STEP_START, requested, step)
 }

@@ -17,16 +17,22 @@ import { type FailedAnswer, passProviderHeaders, type Served } from './upstream'
 /**
  * The Gw-* headers (spec 4.3) on every gateway answer, errors included. Values that come from the
  * caller or the provider (the model, the names in a warning, a policy) go through `headerValue`, so
- * setting them cannot throw.
+ * setting them cannot throw. `served` names the model that answered and what its answer could not carry,
+ * when they differ from what the call was sent with.
  */
-export function withGatewayHeaders(facts: CallFacts, status: 'success' | 'error', response: Response): Response {
+export function withGatewayHeaders(
+  facts: CallFacts,
+  status: 'success' | 'error',
+  response: Response,
+  served: Pick<CallFacts, 'model' | 'translationWarning'> = facts,
+): Response {
   const headers = response.headers
   headers.set('Gw-Id', facts.requestId)
   headers.set('Gw-Provider', facts.provider)
-  headers.set('Gw-Model', headerValue(facts.model))
+  headers.set('Gw-Model', headerValue(served.model))
   headers.set('Gw-Status', status)
   headers.set('Gw-Gateway-Mode', facts.mode)
-  if (facts.translationWarning) headers.set('Gw-Translation-Warning', headerValue(facts.translationWarning))
+  if (served.translationWarning) headers.set('Gw-Translation-Warning', headerValue(served.translationWarning))
   if (facts.downgradedFrom) headers.set('Gw-Downgraded-From', headerValue(facts.downgradedFrom))
   if (facts.cacheStatus) headers.set('Gw-Cache', facts.cacheStatus)
   if (facts.attempts?.length) headers.set('Gw-Attempts', String(facts.attempts.length))
@@ -40,11 +46,12 @@ export function withGatewayHeaders(facts: CallFacts, status: 'success' | 'error'
   return response
 }
 
-/** A JSON answer of the gateway's own (a whole provider answer, or an error in the caller's format). */
-export const jsonAnswer = (text: string, status: number, extraHeaders: Record<string, string> = {}): Response =>
-  new Response(text, { status, headers: { 'content-type': 'application/json', ...extraHeaders } })
-
 const JSON_TYPE = 'application/json'
+const JSON_HEADERS = { 'content-type': JSON_TYPE } as const
+
+/** A JSON answer of the gateway's own (a whole provider answer, or an error in the caller's format). */
+export const jsonAnswer = (text: string, status: number, extraHeaders?: Record<string, string>): Response =>
+  new Response(text, { status, headers: extraHeaders ? { ...JSON_HEADERS, ...extraHeaders } : JSON_HEADERS })
 const SSE_TYPE = 'text/event-stream; charset=utf-8'
 
 export interface AnswerDeps {
@@ -145,7 +152,7 @@ export class Answers {
     if (cache) this.deps.cache.keep(cache, meta, { status: response.status, contentType: JSON_TYPE, body: out, streamed: false })
     const answer = jsonAnswer(out, response.status)
     passProviderHeaders(response.headers, answer.headers, facts.callerFormat)
-    return withGatewayHeaders({ ...facts, model: meta.model, translationWarning: meta.translationWarning }, 'success', answer)
+    return withGatewayHeaders(facts, 'success', answer, meta)
   }
 
   /**
@@ -200,7 +207,7 @@ export class Answers {
     return withGatewayHeaders(
       facts,
       'error',
-      jsonAnswer(out, failure.status, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+      jsonAnswer(out, failure.status, retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) }),
     )
   }
 

@@ -180,21 +180,18 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   })
   const balance = facts.ptb && cost !== undefined && cost > 0 ? deps.credits.balance(principal.orgId) : undefined
   const creditsRemaining = balance === undefined ? undefined : nanoToUsd(balance instanceof Promise ? await balance : balance)
-  const meta: GatewayMeta = {
-    requestId: facts.requestId,
-    provider: facts.provider,
-    model,
-    status: outcome.status,
-    ...(cost !== undefined ? { requestCost: nanoToUsd(cost) } : {}),
-    ...(facts.estimatedCostNano !== undefined ? { estimatedCost: nanoToUsd(facts.estimatedCostNano) } : {}),
-    ...(creditsRemaining !== undefined ? { creditsRemaining } : {}),
-    gatewayMode: facts.mode,
-    ...(facts.translationWarning ? { translationWarning: facts.translationWarning } : {}),
-    ...(facts.downgradedFrom ? { downgradedFrom: facts.downgradedFrom } : {}),
-    ...(facts.attempts?.length ? { attempts: [...facts.attempts] } : {}),
-    ...(facts.cacheHit
-      ? { cached: true, ...(facts.cacheHit.savedNano !== undefined ? { cacheSavings: nanoToUsd(facts.cacheHit.savedNano) } : {}) }
-      : {}),
+  // Written field by field: a spread of a small object for each optional field was a dozen objects a call.
+  const meta: GatewayMeta = { requestId: facts.requestId, provider: facts.provider, model, status: outcome.status }
+  if (cost !== undefined) meta.requestCost = nanoToUsd(cost)
+  if (facts.estimatedCostNano !== undefined) meta.estimatedCost = nanoToUsd(facts.estimatedCostNano)
+  if (creditsRemaining !== undefined) meta.creditsRemaining = creditsRemaining
+  meta.gatewayMode = facts.mode
+  if (facts.translationWarning) meta.translationWarning = facts.translationWarning
+  if (facts.downgradedFrom) meta.downgradedFrom = facts.downgradedFrom
+  if (facts.attempts?.length) meta.attempts = [...facts.attempts]
+  if (facts.cacheHit) {
+    meta.cached = true
+    if (facts.cacheHit.savedNano !== undefined) meta.cacheSavings = nanoToUsd(facts.cacheHit.savedNano)
   }
   await deps.meta
     .put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)
