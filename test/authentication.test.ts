@@ -26,7 +26,15 @@ describe('authentication (spec 5)', () => {
     expect((await h.request('GET', ME(), { token: org.ownerSession })).status).toBe(200)
   })
 
+  test('the scheme in any case and spaces around the token are accepted, as HTTP allows', async () => {
+    for (const authorization of [`bearer ${org.apiKey}`, `BEARER  ${org.apiKey} `, `\tBearer ${org.apiKey}`]) {
+      expect((await h.request('GET', ME(), { headers: { authorization } })).status).toBe(200)
+    }
+  })
+
   const refused: Array<[string, Record<string, string>, string]> = [
+    ['two tokens', { authorization: 'Bearer gw-sk-abc extra' }, 'must be "Bearer <API_KEY>"'],
+    ['a scheme without a token', { authorization: 'Bearer ' }, 'must be "Bearer <API_KEY>"'],
     ['no header', {}, 'missing Authorization header'],
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }, 'must be "Bearer <API_KEY>"'],
     ['a bare token', { authorization: 'gw-sk-abc' }, 'must be "Bearer <API_KEY>"'],

@@ -85,11 +85,11 @@ describe('the body budget', () => {
     const budget = new BodyBudget(100)
     const first = await budget.hold(60)
     const order: string[] = []
-    const large = budget.hold(50).then((release) => {
+    const large = Promise.resolve(budget.hold(50)).then((release) => {
       order.push('large')
       return release
     })
-    const small = budget.hold(10).then((release) => {
+    const small = Promise.resolve(budget.hold(10)).then((release) => {
       order.push('small')
       return release
     })

@@ -2,6 +2,7 @@ import { unauthorized } from '../errors'
 import type { Organization } from '../store/repositories/organizations'
 import type { Store } from '../store/store'
 import { TtlCache } from '../util/ttl-cache'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import { type CredentialHasher, type ParsedCredential, parseCredential } from './credentials'
 import type { InvalidationBus } from './invalidation'
 import {
@@ -48,6 +49,16 @@ function sameText(a: string, b: string): boolean {
   return difference === 0
 }
 
+/** `Bearer <token>` as nearly every client writes it: read without splitting. */
+const PLAIN_BEARER = /^Bearer [^\s]+$/
+
+/** The token of a bearer header; the scheme in any case, with any spaces around it; undefined when it is not one. */
+function bearerToken(header: string): string | undefined {
+  if (PLAIN_BEARER.test(header)) return header.slice('Bearer '.length)
+  const [scheme, token, ...rest] = header.trim().split(/\s+/)
+  return scheme?.toLowerCase() === 'bearer' && token !== undefined && rest.length === 0 ? token : undefined
+}
+
 export class Authenticator {
   /** Keyed by credential kind and id, so a revocation can drop its entry; the token is compared on a hit. */
   private readonly cache: TtlCache<string, { token: string; principal: Principal }>
@@ -61,6 +72,14 @@ export class Authenticator {
 
   /** Resolves the request's credential to a principal, or throws a 401 that says what is wrong. */
   async authenticate(headers: Headers): Promise<Principal> {
+    return this.principalOf(headers)
+  }
+
+  /**
+   * The same, answered at once when the credential is cached (a refusal thrown at once too): what the
+   * gateway's calls ask, so a known key costs no promise.
+   */
+  principalOf(headers: Headers): ValueOrPromise<Principal> {
     const header = headers.get('authorization')
     if (header === null) {
       const legacy = LEGACY_AUTH_HEADERS.find((name) => headers.has(name))
@@ -70,10 +89,8 @@ export class Authenticator {
           : 'missing Authorization header; send "Authorization: Bearer <API_KEY>"',
       )
     }
-    const [scheme, token, ...rest] = header.trim().split(/\s+/)
-    if (scheme?.toLowerCase() !== 'bearer' || token === undefined || rest.length > 0) {
-      throw unauthorized('the Authorization header must be "Bearer <API_KEY>"')
-    }
+    const token = bearerToken(header)
+    if (token === undefined) throw unauthorized('the Authorization header must be "Bearer <API_KEY>"')
     const credential = parseCredential(token)
     if (!credential || credential.kind === 'invite') {
       throw unauthorized('the bearer token is not a gw API key (gw-sk-...) or session (gw-ses-...)')
@@ -83,10 +100,11 @@ export class Authenticator {
     const cached = this.cache.get(cacheKey)
     // A cached principal is only ever found with its own whole token.
     if (cached && sameText(cached.token, token)) return cached.principal
-    const principal =
-      credential.kind === 'api_key' ? await this.apiKeyPrincipal(credential) : await this.sessionPrincipal(credential)
-    this.cache.set(cacheKey, { token, principal })
-    return principal
+    const resolving = credential.kind === 'api_key' ? this.apiKeyPrincipal(credential) : this.sessionPrincipal(credential)
+    return resolving.then((principal) => {
+      this.cache.set(cacheKey, { token, principal })
+      return principal
+    })
   }
 
   /** Drops a session everywhere, e.g. at logout: here at once, on other instances through the bus. */

@@ -5,7 +5,7 @@ import { requireGatewayScope } from '../auth/scopes'
 import { answerFailure } from '../error-answers'
 import { payloadTooLarge } from '../errors'
 import type { Logger } from '../log'
-import { announcedLength, type BodyBudget, readBody } from '../util/read-body'
+import { announcedLength, type BodyBudget, readBody, readBodyText } from '../util/read-body'
 import { DISPATCH_ROUTES, type DispatchPath, type ProviderApi } from './dispatch-routes'
 import type { Gateway } from './gateway'
 
@@ -18,33 +18,35 @@ export interface BodyLimits {
   budget: BodyBudget
 }
 
-const decoder = new TextDecoder()
-
 /**
  * What every call passes before it is handled: a body announced too large is refused first, then the
  * caller is authenticated and must hold the `gateway` scope, then the body is read within its limit.
  * A body sent in chunks may be as large as the limit: it holds that much of the budget until it is
  * read; `release` gives it back once the call is answered.
  */
-async function admit(
+async function admit<Body>(
   request: Request,
   authenticator: Authenticator,
   limits: BodyLimits,
-  readsBody = true,
-): Promise<{ principal: Principal; body: Uint8Array; release?: () => void }> {
+  read: (request: Request, limit: number) => Promise<Body>,
+): Promise<{ principal: Principal; body: Body; release: () => void }> {
   const announced = announcedLength(request)
   if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
-  const principal = await authenticator.authenticate(request.headers)
+  // A known key and room in the budget are answered at once: no promise for either.
+  const authenticating = authenticator.principalOf(request.headers)
+  const principal = authenticating instanceof Promise ? await authenticating : authenticating
   requireGatewayScope(principal)
-  if (!readsBody) return { principal, body: new Uint8Array() }
-  const release = await limits.budget.hold(announced ?? limits.maxBodyBytes)
+  const holding = limits.budget.hold(announced ?? limits.maxBodyBytes)
+  const release = holding instanceof Promise ? await holding : holding
   try {
-    return { principal, body: await readBody(request, limits.maxBodyBytes), release }
+    return { principal, body: await read(request, limits.maxBodyBytes), release }
   } catch (error) {
     release()
     throw error
   }
 }
+
+const NO_BODY = async () => new Uint8Array()
 
 /**
  * The gateway's HTTP entry for the dispatch paths: authenticate, check the `gateway` scope, read the
@@ -61,23 +63,23 @@ export function dispatchHandler(
   log: Logger,
   limits: BodyLimits,
 ): DispatchHandler {
+  const upload = DISPATCH_ROUTES[path].body === 'multipart'
   return async (request, server) => {
     let release: (() => void) | undefined
     try {
-      const admitted = await admit(request, authenticator, limits)
-      release = admitted.release
-      const { principal, body } = admitted
-      // An upload stays bytes (the request log keeps a note of it); a JSON body is decoded here, not
+      const keepAlive = () => server?.timeout(request as Request, 0)
+      // An upload stays bytes (the request log keeps a note of it); a JSON body is read as text, not
       // parsed: even a malformed one is answered with the Gw-* headers.
-      const upload = DISPATCH_ROUTES[path].body === 'multipart'
-      return await gateway.dispatch({
-        principal,
-        path,
-        request,
-        bodyText: upload ? `[multipart/form-data, ${body.byteLength} bytes]` : decoder.decode(body),
-        ...(upload ? { bodyBytes: body } : {}),
-        keepAlive: () => server?.timeout(request as Request, 0),
-      })
+      if (upload) {
+        const admitted = await admit(request, authenticator, limits, readBody)
+        release = admitted.release
+        const { principal, body } = admitted
+        const bodyText = `[multipart/form-data, ${body.byteLength} bytes]`
+        return await gateway.dispatch({ principal, path, request, bodyText, bodyBytes: body, keepAlive })
+      }
+      const admitted = await admit(request, authenticator, limits, readBodyText)
+      release = admitted.release
+      return await gateway.dispatch({ principal: admitted.principal, path, request, bodyText: admitted.body, keepAlive })
     } catch (error) {
       return answerFailure(log, DISPATCH_ROUTES[path].format, error, { method: 'POST', path })
     } finally {
@@ -103,7 +105,7 @@ export function providerApiHandler(
   return async (request, server) => {
     let release: (() => void) | undefined
     try {
-      const admitted = await admit(request, authenticator, limits, api.method === 'POST')
+      const admitted = await admit(request, authenticator, limits, api.method === 'POST' ? readBody : NO_BODY)
       release = admitted.release
       const { principal, body } = admitted
       server?.timeout(request as Request, 0)

@@ -3,6 +3,7 @@
  * together: what keeps a flood of large bodies from taking the process's memory.
  */
 import { payloadTooLarge, unavailable } from '../errors'
+import type { ValueOrPromise } from './value-or-promise'
 
 /**
  * A request's body as bytes, refused with 413 past `limit` whether or not the caller announced its
@@ -40,6 +41,20 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return whole
 }
 
+/**
+ * A request's body as text, within the same limit as `readBody`. A body of announced length is read
+ * and decoded by the runtime in one step; one sent in chunks is read as bytes, then decoded.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const announced = announcedLength(request)
+  if (announced !== undefined && announced > limit) throw payloadTooLarge(limit)
+  if (!request.body) return ''
+  if (announced !== undefined) return await request.text()
+  return decoder.decode(await readBody(request, limit))
+}
+
+const decoder = new TextDecoder()
+
 /** The Content-Length a request announces; `undefined` when it announces none (a chunked body). */
 export function announcedLength(request: Request): number | undefined {
   const header = request.headers.get('content-length')
@@ -65,10 +80,17 @@ export class BodyBudget {
     private readonly maxWaitMs = 30_000,
   ) {}
 
-  /** Holds `bytes` of the budget, waiting for room; answers the function that gives them back (once). */
-  async hold(bytes: number): Promise<() => void> {
-    if (this.waiting.length > 0 || !this.fits(bytes)) await this.wait(bytes)
-    else this.held += bytes
+  /**
+   * Holds `bytes` of the budget, waiting for room; answers the function that gives them back (once).
+   * With room, at once.
+   */
+  hold(bytes: number): ValueOrPromise<() => void> {
+    if (this.waiting.length > 0 || !this.fits(bytes)) return this.wait(bytes).then(() => this.releaser(bytes))
+    this.held += bytes
+    return this.releaser(bytes)
+  }
+
+  private releaser(bytes: number): () => void {
     let released = false
     return () => {
       if (released) return
