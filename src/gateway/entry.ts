@@ -6,6 +6,7 @@ import { answerFailure } from '../error-answers'
 import { payloadTooLarge } from '../errors'
 import type { Logger } from '../log'
 import { announcedLength, type BodyBudget, readBody, readBodyText } from '../util/read-body'
+import type { ValueOrPromise } from '../util/value-or-promise'
 import { DISPATCH_ROUTES, type DispatchPath, type ProviderApi } from './dispatch-routes'
 import type { Gateway } from './gateway'
 
@@ -18,11 +19,28 @@ export interface BodyLimits {
   budget: BodyBudget
 }
 
+const NO_BODY: Uint8Array = new Uint8Array()
+
 /**
- * What every call passes before it is handled: a body announced too large is refused first, then the
- * caller is authenticated and must hold the `gateway` scope, then the body is read within its limit.
- * A body sent in chunks may be as large as the limit: it holds that much of the budget until it is
- * read; `release` gives it back once the call is answered.
+ * Who is calling: a body announced too large is refused first, then the caller must be known and hold
+ * the `gateway` scope. A known key is answered at once, without a promise.
+ */
+function callerOf(request: Request, authenticator: Authenticator, limits: BodyLimits): ValueOrPromise<Principal> {
+  const announced = announcedLength(request)
+  if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
+  const authenticating = authenticator.principalOf(request.headers)
+  return authenticating instanceof Promise ? authenticating.then(withGatewayScope) : withGatewayScope(authenticating)
+}
+
+const withGatewayScope = (principal: Principal): Principal => {
+  requireGatewayScope(principal)
+  return principal
+}
+
+/**
+ * What every call with a body passes before it is handled: its caller (above), then the body read
+ * within its limit. A body sent in chunks may be as large as the limit: it holds that much of the
+ * budget until it is read; `release` gives it back once the call is answered.
  */
 async function admit<Body>(
   request: Request,
@@ -30,13 +48,9 @@ async function admit<Body>(
   limits: BodyLimits,
   read: (request: Request, limit: number) => Promise<Body>,
 ): Promise<{ principal: Principal; body: Body; release: () => void }> {
-  const announced = announcedLength(request)
-  if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
-  // A known key and room in the budget are answered at once: no promise for either.
-  const authenticating = authenticator.principalOf(request.headers)
-  const principal = authenticating instanceof Promise ? await authenticating : authenticating
-  requireGatewayScope(principal)
-  const holding = limits.budget.hold(announced ?? limits.maxBodyBytes)
+  const calling = callerOf(request, authenticator, limits)
+  const principal = calling instanceof Promise ? await calling : calling
+  const holding = limits.budget.hold(announcedLength(request) ?? limits.maxBodyBytes)
   const release = holding instanceof Promise ? await holding : holding
   try {
     return { principal, body: await read(request, limits.maxBodyBytes), release }
@@ -45,8 +59,6 @@ async function admit<Body>(
     throw error
   }
 }
-
-const NO_BODY = async () => new Uint8Array()
 
 /**
  * The gateway's HTTP entry for the dispatch paths: authenticate, check the `gateway` scope, read the
@@ -105,7 +117,11 @@ export function providerApiHandler(
   return async (request, server) => {
     let release: (() => void) | undefined
     try {
-      const admitted = await admit(request, authenticator, limits, api.method === 'POST' ? readBody : NO_BODY)
+      // A GET or DELETE has no body to read, and holds none of the budget.
+      const admitted =
+        api.method === 'POST'
+          ? await admit(request, authenticator, limits, readBody)
+          : { principal: await callerOf(request, authenticator, limits), body: NO_BODY, release: undefined }
       release = admitted.release
       const { principal, body } = admitted
       server?.timeout(request as Request, 0)
