@@ -216,7 +216,9 @@ const NO_CENTS_BUCKETS: LimitVerdict['centsBuckets'] = []
 function centsBucketsOf(applied: readonly Applied[]): LimitVerdict['centsBuckets'] {
   let buckets: Array<LimitVerdict['centsBuckets'][number]> | undefined
   for (const { cents, check } of applied) {
-    if (cents) (buckets ??= []).push({ key: check.key, limit: check.limit, windowMs: check.windowMs })
+    if (!cents) continue
+    buckets ??= []
+    buckets.push({ key: check.key, limit: check.limit, windowMs: check.windowMs })
   }
   return buckets ?? NO_CENTS_BUCKETS
 }
