@@ -93,7 +93,8 @@ describe('our own faults', () => {
   for (const [way, send] of ways) {
     test(`${way}: a failure while authenticating is a 500 in the SDK format, logged, its message not shown`, async () => {
       logged.length = 0
-      const failing = spyOn(h.services.authenticator, 'authenticate').mockRejectedValueOnce(new Error(DRIVER_ERROR))
+      // The gateway's calls ask `principalOf` (`authenticate` is its promise-only form).
+      const failing = spyOn(h.services.authenticator, 'principalOf').mockRejectedValueOnce(new Error(DRIVER_ERROR))
       try {
         const response = await send('/v1/messages', {
           body: messages,
