@@ -94,7 +94,9 @@ describe('our own faults', () => {
     test(`${way}: a failure while authenticating is a 500 in the SDK format, logged, its message not shown`, async () => {
       logged.length = 0
       // The gateway's calls ask `principalOf` (`authenticate` is its promise-only form).
-      const failing = spyOn(h.services.authenticator, 'principalOf').mockRejectedValueOnce(new Error(DRIVER_ERROR))
+      const failing = spyOn(h.services.authenticator, 'principalOf').mockImplementationOnce(() =>
+        Promise.reject(new Error(DRIVER_ERROR)),
+      )
       try {
         const response = await send('/v1/messages', {
           body: messages,
