@@ -25,8 +25,12 @@ const NO_BODY: Uint8Array = new Uint8Array()
  * Who is calling: a body announced too large is refused first, then the caller must be known and hold
  * the `gateway` scope. A known key is answered at once, without a promise.
  */
-function callerOf(request: Request, authenticator: Authenticator, limits: BodyLimits): ValueOrPromise<Principal> {
-  const announced = announcedLength(request)
+function callerOf(
+  request: Request,
+  authenticator: Authenticator,
+  limits: BodyLimits,
+  announced = announcedLength(request),
+): ValueOrPromise<Principal> {
   if (announced !== undefined && announced > limits.maxBodyBytes) throw payloadTooLarge(limits.maxBodyBytes)
   const authenticating = authenticator.principalOf(request.headers)
   return authenticating instanceof Promise ? authenticating.then(withGatewayScope) : withGatewayScope(authenticating)
@@ -48,9 +52,10 @@ async function admit<Body>(
   limits: BodyLimits,
   read: (request: Request, limit: number) => Promise<Body>,
 ): Promise<{ principal: Principal; body: Body; release: () => void }> {
-  const calling = callerOf(request, authenticator, limits)
+  const announced = announcedLength(request)
+  const calling = callerOf(request, authenticator, limits, announced)
   const principal = calling instanceof Promise ? await calling : calling
-  const holding = limits.budget.hold(announcedLength(request) ?? limits.maxBodyBytes)
+  const holding = limits.budget.hold(announced ?? limits.maxBodyBytes)
   const release = holding instanceof Promise ? await holding : holding
   try {
     return { principal, body: await read(request, limits.maxBodyBytes), release }
