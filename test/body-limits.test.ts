@@ -68,6 +68,53 @@ describe('body limits', () => {
     expect(response.status).toBe(413)
   })
 
+  test("a provider API's GET holds none of the body budget: it is answered while unfinished bodies fill it", async () => {
+    // Four bodies sent in chunks and not finished hold the whole budget (four bodies of the limit).
+    const senders: Array<ReadableStreamDefaultController<Uint8Array>> = []
+    const held = Array.from({ length: 4 }, () =>
+      post(
+        '/v1/chat/completions',
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            senders.push(controller)
+            controller.enqueue(new TextEncoder().encode('{"model":"gpt-4o",'))
+          },
+        }),
+      ),
+    )
+    // A fifth body waits for room, until its caller gives up: the budget is full.
+    const waiting = fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+      body: chatOf(100),
+      signal: AbortSignal.timeout(300),
+    })
+    const outcome = await waiting.then(
+      () => 'answered',
+      (error: Error) => error.name,
+    )
+    expect(outcome).toBe('TimeoutError')
+
+    // A provider API is called on the organisation's own key.
+    const own = await h.org('growth')
+    const key = await h.request('POST', '/v1/api-keys/provider-key', {
+      token: own.ownerSession,
+      body: { provider: 'openai', name: 'own openai', secret: 'sk-own-openai-0123456789abcdef' },
+    })
+    expect(key.status).toBe(201)
+    const listed = await fetch(`${server.url}/v1/files`, {
+      headers: { authorization: `Bearer ${own.apiKey}` },
+      signal: AbortSignal.timeout(3_000),
+    })
+    expect(listed.status).toBe(200)
+
+    for (const sender of senders) {
+      sender.enqueue(new TextEncoder().encode('"messages":[{"role":"user","content":"hi"}]}'))
+      sender.close()
+    }
+    expect((await Promise.all(held)).map((response) => response.status)).toEqual([200, 200, 200, 200])
+  })
+
   test('management routes take at most 1 MiB, announced or chunked; the store is unchanged', async () => {
     const name = 'n'.repeat(MANAGEMENT_BODY_BYTES)
     for (const body of [JSON.stringify({ name }), chunked(JSON.stringify({ name }))]) {
