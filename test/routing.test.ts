@@ -88,8 +88,8 @@ describe('fallback chains', () => {
     expect(theirs.status).toBe(404)
   })
 
-  test('429 with Retry-After, a timeout, and a dropped connection each fall through', async () => {
-    for (const directives of ['fake:error:429 fake:retry-after:1', 'fake:hang', 'fake:drop']) {
+  test('429 with Retry-After, a timeout (before the headers or after them), and a dropped connection each fall through', async () => {
+    for (const directives of ['fake:error:429 fake:retry-after:1', 'fake:hang', 'fake:stall', 'fake:drop']) {
       const alias = await chain([{ model: 'gpt-4o-mini', timeoutMs: 300 }, { model: 'gpt-4o' }])
       fake.steer({ model: 'gpt-4o-mini', directives })
       const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat(alias) })
@@ -114,6 +114,20 @@ describe('fallback chains', () => {
       .join('')
     expect(text).toBe(OPENAI_TEXT.join(''))
     expect(response.headers.get('gw-model')).toBe('gpt-4o')
+  })
+
+  test("a stream whose first byte does not come within the step's time falls through, the late call cancelled", async () => {
+    const alias = await chain([{ model: 'gpt-4o-mini', timeoutMs: 300 }, { model: 'gpt-4o' }])
+    fake.steer({ model: 'gpt-4o-mini', directives: 'fake:stall' })
+    const response = await h.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat(alias, { stream: true }) })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('gw-model')).toBe('gpt-4o')
+    expect((await events(response)).at(-1)?.data).toBe('[DONE]')
+    const meta = await metaOf(response)
+    expect(meta.attempts?.map((a) => [a.model, a.error ?? null])).toEqual([
+      ['gpt-4o-mini', 'provider openai did not answer within 300 ms'],
+      ['gpt-4o', null],
+    ])
   })
 
   test('a stream failing after its first byte ends with an in-band error, and no fallback', async () => {

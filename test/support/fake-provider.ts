@@ -14,6 +14,7 @@
  *   fake:slow:<ms>        wait that long between stream frames
  *   fake:hang             never answer (until the caller gives up)
  *   fake:drop             send the answer's headers, then break the connection before its first byte
+ *   fake:stall            send the answer's headers, then nothing more (until the caller gives up)
  *   fake:delay:<ms>       wait that long before answering
  *   fake:pause:<ms>       stream the first frame, then go quiet that long once
  *   fake:gzip             gzip the (non-streamed) answer
@@ -169,6 +170,7 @@ interface Directives {
   pauseMs: number
   hang: boolean
   drop: boolean
+  stall: boolean
   gzip: boolean
   cache: boolean
   /** A tool call instead of text: `fake:tools`, or `fake:tools-once` before the conversation has a tool result. */
@@ -193,6 +195,7 @@ function directives(raw: string): Directives {
     pauseMs: pause ? Number(pause) : 0,
     hang: raw.includes('fake:hang'),
     drop: raw.includes('fake:drop'),
+    stall: raw.includes('fake:stall'),
     gzip: raw.includes('fake:gzip'),
     cache: raw.includes('fake:cache'),
     tools: /fake:tools(?!-)/.test(raw),
@@ -962,6 +965,16 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         })
         const type = body.stream === true ? 'text/event-stream' : 'application/json'
         return new Response(broken, { headers: { 'content-type': type, ...headers } })
+      }
+      if (d.stall) {
+        // Headers now; the body's bytes never come, and the connection ends when the caller's does.
+        const silent = new ReadableStream<Uint8Array>({
+          start(controller) {
+            request.signal.addEventListener('abort', () => controller.close(), { once: true })
+          },
+        })
+        const type = body.stream === true ? 'text/event-stream' : 'application/json'
+        return new Response(silent, { headers: { 'content-type': type, ...headers } })
       }
       if (d.error)
         return errorAnswer(

@@ -23,18 +23,45 @@ export interface UpstreamRequest {
   guardedFetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
-/** Calls the provider; a timeout, an unreachable provider or a caller gone first is an ApiError that says which. */
-export async function callProvider(request: UpstreamRequest): Promise<Response> {
-  const { clientSignal, provider, timeoutMs } = request
-  const abort = new AbortController()
-  const onClientGone = () => abort.abort(new Error('client disconnected'))
-  clientSignal.addEventListener('abort', onClientGone, { once: true })
-  const timer = setTimeout(() => abort.abort(new Error('timeout')), timeoutMs)
+/** The options every provider call's listener on its caller's signal takes, made once. */
+const ONCE = { once: true }
+
+/**
+ * A provider call's one deadline. A caller that goes away aborts the call; so does the time running
+ * out, whether the answer's headers or the part of it read before it counts as served are late: an
+ * aborted fetch fails the read of its body too, so one timer covers both.
+ */
+class Deadline {
+  readonly abort = new AbortController()
+  private readonly timer: ReturnType<typeof setTimeout>
+
+  constructor(clientSignal: AbortSignal, timeoutMs: number) {
+    const abort = this.abort
+    clientSignal.addEventListener('abort', () => abort.abort(new Error('client disconnected')), ONCE)
+    this.timer = setTimeout(() => abort.abort(TIMED_OUT), timeoutMs)
+  }
+
+  get expired(): boolean {
+    return this.abort.signal.reason === TIMED_OUT
+  }
+
+  /** What is read within the deadline has been read: the rest of the answer takes its own time. */
+  end(): void {
+    clearTimeout(this.timer)
+  }
+}
+
+const TIMED_OUT = new Error('timeout')
+
+/** Sends the call; the deadline keeps running, so the caller can read within it and end it. */
+async function send(request: UpstreamRequest, deadline: Deadline): Promise<Response> {
+  const { provider, timeoutMs } = request
   try {
     // decompress is left on and the encoding headers are not passed on: Bun hands us decoded bytes.
     const { method = 'POST', url, headers, body, guardedFetch } = request
-    if (!guardedFetch) return await fetch(url, { method, headers, body, signal: abort.signal })
-    const response = await guardedFetch(url, { method, headers, body, signal: abort.signal })
+    const signal = deadline.abort.signal
+    if (!guardedFetch) return await fetch(url, { method, headers, body, signal })
+    const response = await guardedFetch(url, { method, headers, body, signal })
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel()
       throw new ApiError(
@@ -47,13 +74,19 @@ export async function callProvider(request: UpstreamRequest): Promise<Response> 
     if (error instanceof EgressRefused)
       throw new ApiError('egress_refused', `this organization's ${provider} base URL is refused: ${error.message}`)
     if (error instanceof ApiError) throw error
-    if (abort.signal.aborted && String(abort.signal.reason).includes('timeout')) {
-      throw new ApiError('upstream_timeout', `provider ${provider} did not answer within ${timeoutMs} ms`)
-    }
-    if (clientSignal.aborted) throw clientClosed()
+    if (deadline.expired) throw new ApiError('upstream_timeout', `provider ${provider} did not answer within ${timeoutMs} ms`)
+    if (request.clientSignal.aborted) throw clientClosed()
     throw new ApiError('upstream_unreachable', `provider ${provider} could not be reached: ${(error as Error).message}`)
+  }
+}
+
+/** Calls the provider; a timeout, an unreachable provider or a caller gone first is an ApiError that says which. */
+export async function callProvider(request: UpstreamRequest): Promise<Response> {
+  const deadline = new Deadline(request.clientSignal, request.timeoutMs)
+  try {
+    return await send(request, deadline)
   } finally {
-    clearTimeout(timer)
+    deadline.end()
   }
 }
 
@@ -126,10 +159,23 @@ export type AttemptResult = ({ ok: true } & Served) | ({ ok: false } & Unserved)
  * that left ends everything (thrown).
  */
 export async function attemptProvider(request: UpstreamRequest, read: AnswerRead, now: () => number): Promise<AttemptResult> {
-  const startedAt = now()
+  const deadline = new Deadline(request.clientSignal, request.timeoutMs)
+  try {
+    return await attemptWithin(request, read, now, deadline)
+  } finally {
+    deadline.end()
+  }
+}
+
+async function attemptWithin(
+  request: UpstreamRequest,
+  read: AnswerRead,
+  now: () => number,
+  deadline: Deadline,
+): Promise<AttemptResult> {
   let response: Response
   try {
-    response = await callProvider(request)
+    response = await send(request, deadline)
   } catch (error) {
     if (!(error instanceof ApiError) || error.code === 'client_closed') throw error
     return { ok: false, failure: { kind: FAILURE_KINDS[error.code] ?? 'network' }, error }
@@ -137,7 +183,9 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
   if (!response.ok) {
     const { text, failure } = await readProviderFailure(response, request.provider).catch((error: unknown) => {
       if (request.clientSignal.aborted) throw clientClosed()
-      const message = `provider ${request.provider} answered ${response.status} and broke off: ${errorText(error)}`
+      const message = deadline.expired
+        ? `provider ${request.provider} answered ${response.status} and did not finish its error body within ${request.timeoutMs} ms`
+        : `provider ${request.provider} answered ${response.status} and broke off: ${errorText(error)}`
       return { text: '', failure: { kind: 'api_error', message } as ProviderFailure }
     })
     const error = new ApiError('upstream_error', failure.message, { status: response.status })
@@ -150,18 +198,16 @@ export async function attemptProvider(request: UpstreamRequest, read: AnswerRead
     }
   }
   if (read === 'raw') return { ok: true, response, read }
-  const remainingMs = Math.max(1, request.timeoutMs - (now() - startedAt))
   try {
-    if (read === 'whole') return { ok: true, response, read, text: await within(response.text(), remainingMs, response) }
+    if (read === 'whole') return { ok: true, response, read, text: await response.text() }
     const reader = response.body?.getReader()
     if (!reader) throw new Error('the stream has no body')
-    const first = await within(reader.read(), remainingMs, response, reader)
+    const first = await reader.read()
     if (first.done) throw new Error('the stream ended before its first event')
     return { ok: true, response, read, reader, first: first.value }
   } catch (error) {
     if (request.clientSignal.aborted) throw clientClosed()
-    if (error instanceof ApiError && error.code === 'upstream_timeout')
-      return { ok: false, failure: { kind: 'timeout' }, error: timedOut(request) }
+    if (deadline.expired) return { ok: false, failure: { kind: 'timeout' }, error: timedOut(request) }
     const broke = new ApiError('upstream_unreachable', `provider ${request.provider}'s answer broke off: ${errorText(error)}`)
     return { ok: false, failure: { kind: 'network' }, error: broke }
   }
@@ -176,19 +222,3 @@ const FAILURE_KINDS: Partial<Record<ApiError['code'], 'timeout' | 'refused'>> = 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 const timedOut = (request: UpstreamRequest) =>
   new ApiError('upstream_timeout', `provider ${request.provider} did not answer within ${request.timeoutMs} ms`)
-
-/** A read of the answer that must finish within the call's time; one that does not cancels the answer. */
-async function within<T>(reading: Promise<T>, ms: number, response: Response, reader?: AnswerReader): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError('upstream_timeout', 'timeout')), ms)
-  })
-  try {
-    return await Promise.race([reading, expired])
-  } catch (error) {
-    await (reader ?? response.body)?.cancel().catch(() => undefined)
-    throw error
-  } finally {
-    clearTimeout(timer)
-  }
-}
