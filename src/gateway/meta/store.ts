@@ -1,6 +1,7 @@
 import type Redis from 'ioredis'
 import type { CallAttempt } from '../../store/json-columns'
 import type { CircuitBreaker } from '../../util/breaker'
+import type { ValueOrPromise } from '../../util/value-or-promise'
 import { compactEntry, entryOf } from './compact'
 
 /** Spec 2.1: what a finished request reports, in the `gw` frame and through the lookup. */
@@ -31,7 +32,8 @@ export interface StoredMeta {
 }
 
 export interface MetaStore {
-  put(entry: StoredMeta, ttlSeconds: number): Promise<void>
+  /** The in-process store writes at once, without a promise: a call's settlement waits for nothing there. */
+  put(entry: StoredMeta, ttlSeconds: number): ValueOrPromise<void>
   get(requestId: string): Promise<StoredMeta | undefined>
 }
 
@@ -104,7 +106,7 @@ export class MemoryMetaStore implements MetaStore {
     this.reindex(capacity)
   }
 
-  async put(entry: StoredMeta, ttlSeconds: number): Promise<void> {
+  put(entry: StoredMeta, ttlSeconds: number): void {
     const id = entry.meta.requestId.toLowerCase()
     if (!STORABLE_ID.test(id)) throw new Error('a request id must be 1 to 255 printable ASCII characters')
     const json = compactEntry(entry, id)
@@ -303,8 +305,8 @@ export class FailoverMetaStore implements MetaStore {
 
   put(entry: StoredMeta, ttlSeconds: number): Promise<void> {
     return this.breaker.run(
-      () => this.primary.put(entry, ttlSeconds),
-      () => this.fallback.put(entry, ttlSeconds),
+      async () => this.primary.put(entry, ttlSeconds),
+      async () => this.fallback.put(entry, ttlSeconds),
     )
   }
 

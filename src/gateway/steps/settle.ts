@@ -193,11 +193,12 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     meta.cached = true
     if (facts.cacheHit.savedNano !== undefined) meta.cacheSavings = nanoToUsd(facts.cacheHit.savedNano)
   }
-  await deps.meta
-    .put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)
-    .catch((error: unknown) =>
-      deps.log.warn('metadata not stored; the lookup will answer pending', { requestId: facts.requestId, error: String(error) }),
-    )
+  try {
+    const storing = deps.meta.put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)
+    if (storing instanceof Promise) await storing
+  } catch (error) {
+    deps.log.warn('metadata not stored; the lookup will answer pending', { requestId: facts.requestId, error: String(error) })
+  }
   if (deps.log.debugging)
     deps.log.debug('gateway request', {
       requestId: facts.requestId,
