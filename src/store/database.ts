@@ -18,7 +18,7 @@ export type Tables = typeof sqliteSchema
  * seen through the SQLite builder's type (see `openPostgres`) and the store contract tests run every
  * repository on both dialects, which is what keeps that view honest.
  */
-export type Orm = BunSQLiteDatabase<Tables>
+export type Orm = BunSQLiteDatabase
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -105,7 +105,9 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
   // sleeps the calling thread, and on the server's loop a write that met one of the request log's
   // transactions held every request in flight (a lock held 20 ms stalled it 34 ms; docs/decisions.md).
   client.run('PRAGMA busy_timeout = 0')
-  const orm = drizzleSqlite({ client, schema: sqliteSchema })
+  // Without the schema: given one, drizzle builds its relational-query map of every table (each
+  // table's indexes and keys) when the database is opened, for an API gw does not use.
+  const orm = drizzleSqlite({ client })
 
   /**
    * bun:sqlite is one connection, and a statement runs on it whatever else is open: one issued by
@@ -212,10 +214,10 @@ async function openPostgres(url: string): Promise<Database> {
   ])
   // A database that does not answer fails a call within seconds instead of holding it for the driver's 30 s default.
   const client = postgres(url, { max: 10, connect_timeout: 5, onnotice: () => undefined })
-  return wrapPostgres(drizzle({ client, schema }), schema, () => client.end({ timeout: 5 }), new TransactionScope())
+  return wrapPostgres(drizzle({ client }), schema, () => client.end({ timeout: 5 }), new TransactionScope())
 }
 
-type PgOrm = ReturnType<typeof drizzlePg<typeof pgSchema>>
+type PgOrm = ReturnType<typeof drizzlePg>
 type PgExecutor = Pick<PgOrm, 'execute' | 'transaction'>
 
 /**
