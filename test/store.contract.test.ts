@@ -36,6 +36,16 @@ for (const dialect of DIALECTS) {
       expect(rows.map((r) => r.tag)).toEqual(t.db.migrations.map((m) => m.tag))
     })
 
+    test('server keys: the first one stored under a name stays, read back whole; an unknown name is undefined', async () => {
+      const name = `key-${randomUUID()}`
+      const first = { name, sealed: 'sealed-first', createdAt: now }
+      expect(await store.serverKeys.insertIfAbsent(first)).toEqual(first)
+      const later = { name, sealed: 'sealed-later', createdAt: new Date(now.getTime() + 1_000) }
+      expect(await store.serverKeys.insertIfAbsent(later)).toEqual(first)
+      expect(await store.serverKeys.get(name)).toEqual(first)
+      expect(await store.serverKeys.get(`${name}-unknown`)).toBeUndefined()
+    })
+
     test('organizations: created with a tier, read back with dates and integers intact', async () => {
       const id = await newOrg('enterprise')
       expect(await store.organizations.get(id)).toEqual({
