@@ -3,7 +3,6 @@
  * The `gw` command line; the only file that reads argv. Commands that create something print one JSON
  * line on stdout; diagnostics go to stderr; a bad invocation or configuration exits with status 2.
  */
-import { parseArgs } from 'node:util'
 import { MIN_PASSWORD_LENGTH } from './auth/passwords'
 import { rotateServerSecret } from './auth/secret-rotation'
 import { newServerSecret, replaceSecretFile } from './auth/server-secret'
@@ -150,6 +149,10 @@ async function rotateSecret(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The server takes no options: node:util, read for the other commands' options, costs a start
+  // several milliseconds (its module evaluates Node's internal helpers).
+  if (argv.length === 1 && argv[0] === 'serve') return serveCommand()
+  const { parseArgs } = await import('node:util')
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
