@@ -1,9 +1,5 @@
 import type { ValueOrPromise } from './value-or-promise'
 
-/**
- * A bounded map whose entries lapse after `ttlMs`. When full, the oldest entry goes first (a Map keeps
- * insertion order), so memory stays bounded whatever the traffic.
- */
 /** A held value is reloaded in the background once this share of its time is up (see `held`). */
 const RELOAD_AHEAD_AT = 0.75
 
@@ -14,6 +10,10 @@ interface Entry<V> {
   reloading?: boolean
 }
 
+/**
+ * A bounded map whose entries lapse after `ttlMs`. When full, the oldest entry goes first (a Map keeps
+ * insertion order), so memory stays bounded whatever the traffic.
+ */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>()
 
