@@ -55,7 +55,7 @@ const TIMED_OUT = new Error('timeout')
 
 /** Sends the call; the deadline keeps running, so the caller can read within it and end it. */
 async function send(request: UpstreamRequest, deadline: Deadline): Promise<Response> {
-  const { provider, timeoutMs } = request
+  const { provider } = request
   try {
     // decompress is left on and the encoding headers are not passed on: Bun hands us decoded bytes.
     const { method = 'POST', url, headers, body, guardedFetch } = request
@@ -74,7 +74,7 @@ async function send(request: UpstreamRequest, deadline: Deadline): Promise<Respo
     if (error instanceof EgressRefused)
       throw new ApiError('egress_refused', `this organization's ${provider} base URL is refused: ${error.message}`)
     if (error instanceof ApiError) throw error
-    if (deadline.expired) throw new ApiError('upstream_timeout', `provider ${provider} did not answer within ${timeoutMs} ms`)
+    if (deadline.expired) throw timedOut(request)
     if (request.clientSignal.aborted) throw clientClosed()
     throw new ApiError('upstream_unreachable', `provider ${provider} could not be reached: ${(error as Error).message}`)
   }
