@@ -3,11 +3,17 @@ import type { ValueOrPromise } from './value-or-promise'
 /** A held value is reloaded in the background once this share of its time is up (see `held`). */
 const RELOAD_AHEAD_AT = 0.75
 
+/**
+ * Every entry is made with all its fields, `reloading` included: `held` runs inlined into the hottest
+ * functions of a call, and an entry that gained a field later had a shape that code had not seen, so
+ * each reload threw the optimised code away (JavaScriptCore's log of its compiles showed them compiled
+ * again and again under steady traffic).
+ */
 interface Entry<V> {
   value: V
   expiresAt: number
   /** A background reload of this entry is under way. */
-  reloading?: boolean
+  reloading: boolean
 }
 
 /**
@@ -39,7 +45,7 @@ export class TtlCache<K, V> {
       const oldest = this.entries.keys().next()
       if (!oldest.done) this.entries.delete(oldest.value)
     }
-    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs })
+    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs, reloading: false })
   }
 
   /**
