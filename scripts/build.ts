@@ -10,6 +10,11 @@ const at = process.argv.indexOf('--outfile')
 const outfile = at > 0 ? (process.argv[at + 1] ?? 'dist/gw') : 'dist/gw'
 // --bytecode: the executable starts from compiled bytecode instead of parsing its source, which
 // halves the time to the first healthy /healthcheck (bench/results/2026-11-22-overhead-tuning.md).
+// --compile-jit-policy: the executable starts with JavaScriptCore's tier-up thresholds 64 times the
+// normal ones, and `gw serve` restores them once it listens (src/main.ts): what runs only at start-up
+// is interpreted, not compiled. Time to healthy 84 -> 64 ms here; 64 and 1,000 measured the same
+// (bench/results/2026-11-27-jit-threads-tail.md).
+const START_UP_JIT_POLICY = '--compile-jit-policy=64'
 // The executable takes its settings from the environment only (DESIGN.md): Bun's compiled programs
 // would otherwise read a `.env` and a `bunfig.toml` from whatever directory they are started in, and a
 // bunfig's `preload` runs code from there.
@@ -26,6 +31,7 @@ const result = Bun.spawnSync(
     '--compile',
     '--minify',
     '--bytecode',
+    START_UP_JIT_POLICY,
     ...LAZY_CHUNKS,
     ...FROM_ENVIRONMENT_ONLY,
     '--target=bun',

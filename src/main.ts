@@ -46,6 +46,14 @@ const BUN_BODY_SLACK_BYTES = 1024 * 1024
 const RETENTION_INTERVAL_MS = 3600 * 1000
 const RETENTION_FIRST_MS = 60 * 1000
 
+/**
+ * The executable starts with JavaScriptCore's tier-up thresholds raised (scripts/build.ts): code that
+ * runs only while starting stays in the interpreter instead of being compiled for nothing. Once gw
+ * listens, the normal thresholds apply, so the request path is compiled as soon as it is hot. Bun
+ * only: under another runtime, or from source, there is nothing to restore.
+ */
+const normalJitPolicy = (): void => globalThis.Bun?.unsafe.setJITPolicy?.(1)
+
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`gw: ${message}\n`)
   process.exit(code)
@@ -105,6 +113,7 @@ async function serveCommand(): Promise<void> {
   const metricsServer = listen && deps.metrics ? serveMetrics(deps.metrics, listen.hostname, listen.port) : undefined
   if (metricsServer) log.info('metrics listening', { url: `http://${listen?.hostname}:${metricsServer.port}/metrics` })
   services.deliverer.start()
+  normalJitPolicy()
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
   let stopping = false
   const stop = async (signal: string) => {
