@@ -68,16 +68,14 @@ export class TtlCache<K, V> {
    * while it loads (they share the load's promise), then held as the value itself, so later reads take
    * no promise. A load that fails is not kept, and one overtaken by a `delete` is not held. A held
    * value is reloaded in the background in the last quarter of its time (it is answered meanwhile), so
-   * that steady traffic never waits on a reload: with 1-second caches on a call's path, a call a
-   * second waited on each of their database reads.
+   * that steady traffic never waits on a reload (with 1-second caches on a call's path, a call a
+   * second waited on each of their database reads); a value is still never served past its time.
    */
   held<T>(this: TtlCache<K, T | Promise<T>>, key: K, loader: () => Promise<T>): ValueOrPromise<T> {
     const entry = this.entries.get(key)
     if (entry !== undefined) {
       const now = this.now()
       if (entry.expiresAt > now) {
-        // In the last quarter of its time a held value is reloaded in the background, so that steady
-        // traffic never waits on a reload; a value is still never served past its time.
         if (!entry.reloading && !(entry.value instanceof Promise) && now >= entry.expiresAt - this.ttlMs * (1 - RELOAD_AHEAD_AT))
           this.reload(key, entry as Entry<T>, loader)
         return entry.value
