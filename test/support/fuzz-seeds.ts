@@ -17,6 +17,11 @@ export const DEFECT_SEEDS: readonly number[] = [
   // A string field given an object whose `toString` is not a function: Elysia's validator threw while
   // describing it, a 500 on every route with a body (POST /v1/integration found it).
   1934774991,
+  // Reported to fail the suite on another run (2026-11-27, sqlite's dispatch paths named beside the
+  // report). Not reproduced here: each passed alone, twice, beside two busy cores, at four times the
+  // random calls, and in the whole suite. Replayed by every run, so a failure of theirs is caught
+  // where it happens, with the input fast-check shrinks it to.
+  632493518, 849538493,
 ]
 
 function runSeed(): number {
