@@ -35,7 +35,7 @@ const ANSWER = JSON.stringify({ choices: [{ message: { role: 'assistant', conten
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-bench-writer-'))
 const db = await openDatabase(loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }))
-await migrate(db, db.migrations)
+await migrate(db)
 const store = createStore(db)
 const orgId = crypto.randomUUID()
 await store.organizations.create({ id: orgId, name: 'bench', tier: 'enterprise', creditBalanceNano: 1e15, createdAt: new Date() })

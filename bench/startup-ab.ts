@@ -6,7 +6,8 @@
  *   bun bench/startup-ab.ts old=/tmp/gw-old new=/tmp/gw-new traced=/tmp/gw-new,OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:14318
  *
  * Knobs: STARTUP_RUNS (default 15), STARTUP_IDLE_MS (default 2000: how long a started gw sits idle
- * before its memory is read). Prints a Markdown table; writes nothing under bench/results.
+ * before its memory is read), STARTUP_FRESH=1 (every start on a new data directory: a first start's
+ * secret and migrations included). Prints a Markdown table; writes nothing under bench/results.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,6 +44,7 @@ const variants = process.argv.slice(2).map((spec) => parseVariant(spec))
 if (variants.length === 0) throw new Error('name at least one variant: label=binary[,NAME=value...]')
 const runs = Number(process.env.STARTUP_RUNS ?? 15)
 const idleMs = Number(process.env.STARTUP_IDLE_MS ?? 2_000)
+const fresh = process.env.STARTUP_FRESH === '1'
 const root = mkdtempSync(join(tmpdir(), 'gw-startup-'))
 const fake = await startFake({ workDir: root, fakeLatencyMs: 0 })
 try {
@@ -50,14 +52,16 @@ try {
   const times = new Map<string, number[]>(variants.map((variant) => [variant.label, []]))
   const memory = new Map<string, number[]>(variants.map((variant) => [variant.label, []]))
   // A first start per variant makes its data directory (secret, migrations): not counted.
-  for (const variant of variants) await startOnce(variant, dirs.get(variant.label) as string, fake.port, 0)
+  if (!fresh) for (const variant of variants) await startOnce(variant, dirs.get(variant.label) as string, fake.port, 0)
   for (let run = 0; run < runs; run++)
     for (const variant of variants) {
-      const { ms, rss } = await startOnce(variant, dirs.get(variant.label) as string, fake.port, idleMs)
+      const dir = join(dirs.get(variant.label) as string, fresh ? String(run) : '')
+      const { ms, rss } = await startOnce(variant, dir, fake.port, idleMs)
       times.get(variant.label)?.push(ms)
       memory.get(variant.label)?.push(rss)
     }
-  console.log(`${runs} starts each, in turn; idle memory read ${idleMs} ms after healthy\n`)
+  const on = fresh ? 'each on a new data directory' : 'on a data directory a first start made'
+  console.log(`${runs} starts each, in turn, ${on}; idle memory read ${idleMs} ms after healthy\n`)
   console.log('| variant | start p50 ms | start max ms | idle RSS p50 MiB |')
   console.log('| ------- | ------------ | ------------ | ---------------- |')
   for (const variant of variants) {

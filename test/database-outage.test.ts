@@ -27,7 +27,7 @@ describe.skipIf(!databaseUrl)('Postgres unreachable', () => {
   beforeAll(async () => {
     scratch = await scratchPostgres(databaseUrl as string)
     const direct = await openDatabase({ database: { kind: 'postgres', url: scratch.url } })
-    await migrate(direct, direct.migrations)
+    await migrate(direct)
     await direct.close()
     const target = new URL(scratch.url)
     proxy = startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })

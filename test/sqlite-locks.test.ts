@@ -18,7 +18,7 @@ let other: SqliteClient
 /** The store as the server opens it, and beside it another connection to the same file. */
 async function openStore(lockWaitMs?: number): Promise<{ store: Store; close(): Promise<void> }> {
   const db = await openDatabase({ database: { kind: 'sqlite', path: join(dir, 'gw.db') } }, { lockWaitMs })
-  await migrate(db, db.migrations)
+  await migrate(db)
   other = new SqliteClient(join(dir, 'gw.db'))
   return { store: createStore(db), close: () => db.close() }
 }

@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
     }
 
     test('migrations are recorded and a second run applies nothing', async () => {
-      expect(await migrate(t.db, t.db.migrations)).toEqual([])
+      expect(await migrate(t.db)).toEqual([])
       const rows = await t.db.query<{ tag: string }>('SELECT tag FROM gw_migrations ORDER BY tag')
       expect(rows.map((r) => r.tag)).toEqual(t.db.migrations.map((m) => m.tag))
     })

@@ -6,7 +6,7 @@ import { type SQL, sql } from 'drizzle-orm'
 import { type BunSQLiteDatabase, drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite'
 import type { drizzle as drizzlePg } from 'drizzle-orm/postgres-js'
 import type { EmbeddedMigration } from './migrate'
-import { pgMigrations, sqliteMigrations } from './migrations.generated'
+import { pgMigrations, sqliteFreshSchema, sqliteMigrations } from './migrations.generated'
 import type * as pgSchema from './schema.pg'
 import * as sqliteSchema from './schema.sqlite'
 
@@ -27,6 +27,8 @@ export interface Database {
   readonly orm: Orm
   readonly tables: Tables
   readonly migrations: readonly EmbeddedMigration[]
+  /** The statements that create the schema all of `migrations` end at, for a database that has none yet. */
+  readonly freshSchema?: readonly string[]
   /** Raw statement, `$1`-style parameters; used by the migration runner and health checks. */
   execute(statement: string, params?: readonly unknown[]): Promise<void>
   query<Row>(statement: string, params?: readonly unknown[]): Promise<Row[]>
@@ -159,6 +161,7 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
     orm,
     tables: sqliteSchema,
     migrations: sqliteMigrations,
+    freshSchema: sqliteFreshSchema,
     prepare: (statement: string) => {
       const compiled = client.prepare(statement)
       return (params: readonly unknown[]) => compiled.run(...(params as never[])).changes

@@ -8,30 +8,57 @@ export interface EmbeddedMigration {
 
 const BREAKPOINT = '--> statement-breakpoint'
 
+/** A migration's statements, in order: drizzle-kit separates them with a breakpoint comment. */
+export function statementsOf(migration: EmbeddedMigration): string[] {
+  return migration.sql
+    .split(BREAKPOINT)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+}
+
 /**
- * Applies the embedded migrations that the database has not seen yet, each in its own transaction,
- * and records them in `gw_migrations`. Our own runner rather than drizzle's folder-based migrator:
- * inside the compiled binary there is no migrations folder to read.
+ * Brings the database's schema up to date, and records every migration applied in `gw_migrations`.
+ * Our own runner rather than drizzle's folder-based migrator: inside the compiled binary there is no
+ * migrations folder to read.
+ *
+ * A database that has applied none of them is given the schema they end at in one transaction, when
+ * the dialect has it (`freshSchema`): replayed, the SQLite migrations rebuild tables over and over,
+ * and that was most of a first start's time. A database that has applied some gets the rest replayed,
+ * each in its own transaction, so a failing one leaves the database at the one before it.
  */
-export async function migrate(
-  db: Database,
-  migrations: readonly EmbeddedMigration[],
-  now: () => number = Date.now,
-): Promise<string[]> {
+export async function migrate(db: Database, now: () => number = Date.now): Promise<string[]> {
   await db.execute('CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)')
   const applied = new Set((await db.query<{ tag: string }>('SELECT tag FROM gw_migrations')).map((r) => r.tag))
-  const done: string[] = []
-  for (const migration of migrations) {
-    if (applied.has(migration.tag)) continue
-    const statements = migration.sql
-      .split(BREAKPOINT)
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0)
+  if (applied.size === 0 && db.freshSchema !== undefined) {
+    const statements = db.freshSchema
     await db.transaction(async (tx) => {
       for (const statement of statements) await tx.execute(statement)
-      await tx.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, now()])
+      for (const migration of db.migrations) await record(tx, migration, now)
+    })
+    return db.migrations.map((m) => m.tag)
+  }
+  const done: string[] = []
+  for (const migration of db.migrations) {
+    if (applied.has(migration.tag)) continue
+    await db.transaction(async (tx) => {
+      for (const statement of statementsOf(migration)) await tx.execute(statement)
+      await record(tx, migration, now)
     })
     done.push(migration.tag)
   }
   return done
 }
+
+function record(tx: Database, migration: EmbeddedMigration, now: () => number): Promise<void> {
+  return tx.execute('INSERT INTO gw_migrations (tag, applied_at) VALUES ($1, $2)', [migration.tag, now()])
+}
+
+/**
+ * Reads back a SQLite database's schema as the statements that create it: tables, then indexes, then
+ * anything else, each kind in the order it was created. SQLite keeps each object's definition as
+ * written (after renames), so two databases with the same dump have the same schema. The migration
+ * ledger is left out: it is the runner's, not the schema's.
+ */
+export const SQLITE_SCHEMA_DUMP = `SELECT sql FROM sqlite_master
+  WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name <> 'gw_migrations'
+  ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid`

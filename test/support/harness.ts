@@ -50,7 +50,7 @@ export async function openTestDatabase(dialect: DialectName): Promise<TestDataba
     location = loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }).database
   }
   const db = await openDatabase({ database: location })
-  await migrate(db, db.migrations)
+  await migrate(db)
   return {
     db,
     location,
