@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises'
 import type { BlockList } from 'node:net'
 import { badRequest, egressDisabled } from '../errors'
 
@@ -12,11 +11,14 @@ import { badRequest, egressDisabled } from '../errors'
  */
 
 /**
- * `node:net`, evaluated on first use: it costs every start about 2 ms, and only checking an address
- * (an outgoing call to a destination a user named, an operator's allow list) needs it.
+ * `node:net` and `node:dns/promises`, evaluated on first use: they cost every start about 2 and 1 ms,
+ * and only checking an address (an outgoing call to a destination a user named, an operator's allow
+ * list) or resolving a name needs them.
  */
 let netModule: typeof import('node:net') | undefined
 const net = () => (netModule ??= process.getBuiltinModule('node:net'))
+let dnsModule: typeof import('node:dns/promises') | undefined
+const dns = () => (dnsModule ??= process.getBuiltinModule('node:dns/promises'))
 const isIP = (input: string): number => net().isIP(input)
 
 let internal: BlockList | undefined
@@ -103,7 +105,7 @@ export interface EgressOptions {
 const RESOLVE_TIMEOUT_MS = 5_000
 
 const systemResolve = async (host: string): Promise<string[]> =>
-  (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address)
+  (await dns().lookup(host, { all: true, verbatim: true })).map((answer) => answer.address)
 
 /** A URL's host without the brackets of an IPv6 literal, nor the trailing dot of a fully qualified name. */
 const bareHost = (url: URL) =>
