@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Database, openDatabase } from '../src/store/database'
+import { type Database, type DatabaseLocation, openDatabase } from '../src/store/database'
 import { migrate, SQLITE_SCHEMA_DUMP } from '../src/store/migrate'
+import { DIALECTS, type DialectName } from './support/harness'
+import { scratchPostgres, serviceUrl } from './support/services'
 
 /**
  * A new SQLite database is given the schema its migrations end at in one transaction, rather than
@@ -59,3 +61,50 @@ describe('migrations on SQLite', () => {
     expect(await migrate(db)).toEqual(db.migrations.map((m) => m.tag))
   })
 })
+
+/** A new, empty database of the dialect, and how to drop it. */
+async function newDatabase(dialect: DialectName): Promise<{ location: DatabaseLocation; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const at = mkdtempSync(join(tmpdir(), 'gw-migrate-'))
+    return {
+      location: { kind: 'sqlite', path: join(at, 'gw.db') },
+      drop: async () => rmSync(at, { recursive: true, force: true }),
+    }
+  }
+  const scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
+  return { location: { kind: 'postgres', url: scratch.url }, drop: () => scratch.drop() }
+}
+
+for (const dialect of DIALECTS)
+  describe(`gateways starting on one database at once (${dialect})`, () => {
+    /** Two processes' connections to one database, each migrating it. */
+    async function migrateTwiceAtOnce(before?: (db: Database) => Promise<unknown>) {
+      const { location, drop } = await newDatabase(dialect)
+      const [a, b] = [await openDatabase({ database: location }), await openDatabase({ database: location })]
+      try {
+        await before?.(a)
+        const results = await Promise.all([migrate(a), migrate(b)])
+        return { results, ledger: await ledger(a), tags: a.migrations.map((m) => m.tag) }
+      } finally {
+        await a.close()
+        await b.close()
+        await drop()
+      }
+    }
+
+    test('on a new database both succeed, and every migration is applied once', async () => {
+      const { results, ledger: recorded, tags } = await migrateTwiceAtOnce()
+      expect(results.flat().sort()).toEqual([...tags].sort())
+      expect(recorded).toEqual([...tags].sort())
+    })
+
+    test('part of the way along, both succeed, and the rest is applied once', async () => {
+      const {
+        results,
+        ledger: recorded,
+        tags,
+      } = await migrateTwiceAtOnce((db) => migrate({ ...db, migrations: db.migrations.slice(0, 10), freshSchema: undefined }))
+      expect(results.flat().sort()).toEqual(tags.slice(10).sort())
+      expect(recorded).toEqual([...tags].sort())
+    })
+  })

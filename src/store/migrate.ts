@@ -25,28 +25,57 @@ export function statementsOf(migration: EmbeddedMigration): string[] {
  * the dialect has it (`freshSchema`): replayed, the SQLite migrations rebuild tables over and over,
  * and that was most of a first start's time. A database that has applied some gets the rest replayed,
  * each in its own transaction, so a failing one leaves the database at the one before it.
+ *
+ * Several gateways may start on one new database at once (replicas of a deployment, or `gw bootstrap`
+ * beside `gw serve`): each step runs under the migration lock and first checks what is recorded by
+ * then, so a step another process took is skipped, not run twice.
  */
 export async function migrate(db: Database, now: () => number = Date.now): Promise<string[]> {
-  await db.execute('CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)')
-  const applied = new Set((await db.query<{ tag: string }>('SELECT tag FROM gw_migrations')).map((r) => r.tag))
-  if (applied.size === 0 && db.freshSchema !== undefined) {
-    const statements = db.freshSchema
-    await db.transaction(async (tx) => {
-      for (const statement of statements) await tx.execute(statement)
+  await underLock(db, (tx) =>
+    tx.execute('CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)'),
+  )
+  const applied = await appliedTags(db)
+  const fresh = db.freshSchema
+  if (applied.size === 0 && fresh !== undefined) {
+    const created = await underLock(db, async (tx) => {
+      if ((await appliedTags(tx)).size > 0) return false
+      for (const statement of fresh) await tx.execute(statement)
       for (const migration of db.migrations) await record(tx, migration, now)
+      return true
     })
-    return db.migrations.map((m) => m.tag)
+    if (created) return db.migrations.map((m) => m.tag)
   }
   const done: string[] = []
   for (const migration of db.migrations) {
     if (applied.has(migration.tag)) continue
-    await db.transaction(async (tx) => {
+    const ran = await underLock(db, async (tx) => {
+      if ((await appliedTags(tx)).has(migration.tag)) return false
       for (const statement of statementsOf(migration)) await tx.execute(statement)
       await record(tx, migration, now)
+      return true
     })
-    done.push(migration.tag)
+    if (ran) done.push(migration.tag)
   }
   return done
+}
+
+/**
+ * Postgres's advisory lock for migrating, held until the transaction ends: a number of gw's own (no
+ * other user of a shared database is likely to pick it). SQLite needs none: a transaction there
+ * begins IMMEDIATE, which already takes the database's one write lock.
+ */
+const MIGRATION_LOCK = 7_073_101_001
+
+/** A transaction that no other process's migration step runs beside. */
+function underLock<T>(db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    if (db.dialect === 'postgres') await tx.execute(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+    return work(tx)
+  })
+}
+
+async function appliedTags(db: Database): Promise<Set<string>> {
+  return new Set((await db.query<{ tag: string }>('SELECT tag FROM gw_migrations')).map((r) => r.tag))
 }
 
 function record(tx: Database, migration: EmbeddedMigration, now: () => number): Promise<void> {
