@@ -52,7 +52,7 @@ async function freshOrg(): Promise<Org> {
 const chat = (model: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] })
 
 describe('access rules, read by the gateway', () => {
-  test('an organisation whose rules govern none of the resources is answered at once; one that governs them is asked', async () => {
+  test('an organisation whose rules govern none of the resources is answered at once; held rules decide at once; rules on a team wait for its members', async () => {
     const own = await freshOrg()
     const principal: Principal = {
       kind: 'api_key',
@@ -68,6 +68,15 @@ describe('access rules, read by the gateway', () => {
     await expect(h.services.accessPolicies.require(principal, resources) as Promise<void>).rejects.toMatchObject({
       status: 403,
     })
+    // The rules are held now, and name no team or role: the denial comes without a promise.
+    expect(() => h.services.accessPolicies.require(principal, resources)).toThrow('access rule rule-')
+    expect(h.services.accessPolicies.require(principal, [{ kind: 'model', id: 'gpt-4o-mini' }])).toBeUndefined()
+    // A rule on a team needs the caller's teams, which are looked up: the answer is a promise again.
+    await rule(own, { resourceKind: 'model', resourceId: 'gpt-4o-mini', subjectKind: 'team', subjectId: 'team-x' })
+    await (h.services.accessPolicies.require(principal, resources) as Promise<void>).catch(() => undefined)
+    const withTeams = h.services.accessPolicies.require(principal, [{ kind: 'model', id: 'gpt-4o-mini' }])
+    expect(withTeams).toBeInstanceOf(Promise)
+    await withTeams
   })
 })
 

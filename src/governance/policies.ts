@@ -50,6 +50,34 @@ export function accessDenied(resource: Resource, decision: Decision): ApiError {
   })
 }
 
+type Refusal = { resource: Resource; decision: Decision }
+
+/** What is known of a caller from its credential, before its member's role and teams are looked up. */
+const callerOf = (principal: Principal): Caller => ({
+  keyId: principal.apiKeyId,
+  memberId: principal.memberId,
+  role: principal.role,
+})
+
+/** A caller as the rules see it when none of them names a team or a role. */
+const withoutMemberFacts = (caller: Caller): Subject => ({ ...caller, teamIds: [] })
+
+const governsAny = (policy: AccessPolicy, resources: readonly Resource[]): boolean =>
+  resources.some((resource) => policy.governs(resource.kind))
+
+function firstDenial(policy: AccessPolicy, subject: Subject, resources: readonly Resource[]): Refusal | undefined {
+  for (const resource of resources) {
+    if (!policy.governs(resource.kind)) continue
+    const decision = policy.decide(subject, resource)
+    if (decision.decision === 'deny') return { resource, decision }
+  }
+  return undefined
+}
+
+function throwIfDenied(refused: Refusal | undefined): void {
+  if (refused) throw accessDenied(refused.resource, refused.decision)
+}
+
 /**
  * The organisations' access rules as the gateway, the MCP gateway and the A2A relay ask them: one
  * evaluator for models, tools and agents, compiled per organisation, dropped on every instance when
@@ -93,9 +121,8 @@ export class AccessPolicies {
    * Who a caller stands for, for the rules: its key, the member it acts for (a session's person, or the
    * key's creator), and that member's role and teams (a session's role is its own).
    */
-  subjectOf(principal: Principal, policy: AccessPolicy): Promise<Subject> {
-    const caller = { keyId: principal.apiKeyId, memberId: principal.memberId, role: principal.role }
-    return this.expand(principal.orgId, caller, policy.needsMemberFacts)
+  private subjectOf(principal: Principal, policy: AccessPolicy): Promise<Subject> {
+    return this.expand(principal.orgId, callerOf(principal), policy.needsMemberFacts)
   }
 
   /**
@@ -124,7 +151,7 @@ export class AccessPolicies {
 
   /** A caller with its member's role and teams, when the rules can use them. */
   private async expand(orgId: string, caller: Caller, withFacts: boolean): Promise<Subject> {
-    const subject: Subject = { ...caller, teamIds: [] }
+    const subject = withoutMemberFacts(caller)
     if (!withFacts || !caller.memberId) return subject
     const facts = await this.memberFacts(orgId, caller.memberId)
     return { ...subject, role: caller.role ?? facts.role, teamIds: facts.teamIds }
@@ -143,30 +170,21 @@ export class AccessPolicies {
    * The first of `resources` the caller may not use, with the decision, or undefined when it may use
    * them all. An organisation with no rules on a kind (and an allowing default) is not asked further.
    */
-  async refusal(
-    principal: Principal,
-    resources: readonly Resource[],
-  ): Promise<{ resource: Resource; decision: Decision } | undefined> {
+  async refusal(principal: Principal, resources: readonly Resource[]): Promise<Refusal | undefined> {
     const policy = await this.policyOf(principal.orgId)
-    const governed = resources.filter((resource) => policy.governs(resource.kind))
-    if (governed.length === 0) return undefined
-    const subject = await this.subjectOf(principal, policy)
-    for (const resource of governed) {
-      const decision = policy.decide(subject, resource)
-      if (decision.decision === 'deny') return { resource, decision }
-    }
-    return undefined
+    if (!governsAny(policy, resources)) return undefined
+    return firstDenial(policy, await this.subjectOf(principal, policy), resources)
   }
 
   /**
    * Throws (or rejects with) the caller's 403 `access_denied` when a rule (or the default) denies one of
-   * `resources`. An organisation whose rules, once read, govern none of them is answered at once.
+   * `resources`. Answered at once when the organisation's rules are held and either govern none of
+   * them or name no team or role (whose members would have to be looked up).
    */
   require(principal: Principal, resources: readonly Resource[]): ValueOrPromise<void> {
     const policy = this.policyOf(principal.orgId)
-    if (!(policy instanceof Promise) && !resources.some((resource) => policy.governs(resource.kind))) return
-    return this.refusal(principal, resources).then((refused) => {
-      if (refused) throw accessDenied(refused.resource, refused.decision)
-    })
+    if (!(policy instanceof Promise) && !governsAny(policy, resources)) return
+    if (policy instanceof Promise || policy.needsMemberFacts) return this.refusal(principal, resources).then(throwIfDenied)
+    throwIfDenied(firstDenial(policy, withoutMemberFacts(callerOf(principal)), resources))
   }
 }
