@@ -22,6 +22,11 @@ export const DEFECT_SEEDS: readonly number[] = [
   // random calls, and in the whole suite. Replayed by every run, so a failure of theirs is caught
   // where it happens, with the input fast-check shrinks it to.
   632493518, 849538493,
+  // Reported the same way on 2026-11-27 (the run before named POST /v1/responses and POST
+  // /v1/moderations on sqlite). Not reproduced here either: each passed alone and with Postgres, beside
+  // three busy cores, and every call they draw was answered here within 0.5 s in its SDK's shape (the
+  // calls' statuses, times and bodies were dumped and read). Replayed by every run for the same reason.
+  884745901, 821688705,
 ]
 
 function runSeed(): number {
