@@ -1,11 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type Database, type DatabaseLocation, openDatabase } from '../src/store/database'
+import { type Database, openDatabase } from '../src/store/database'
 import { migrate, SQLITE_SCHEMA_DUMP } from '../src/store/migrate'
-import { DIALECTS, type DialectName } from './support/harness'
-import { scratchPostgres, serviceUrl } from './support/services'
+import { DIALECTS, emptyDatabase } from './support/harness'
 
 /**
  * A new SQLite database is given the schema its migrations end at in one transaction, rather than
@@ -19,16 +15,17 @@ const ledger = async (on: Database) =>
 const replaying = (on: Database, migrations = on.migrations): Database => ({ ...on, migrations, freshSchema: undefined })
 
 describe('migrations on SQLite', () => {
-  let dir: string
   let db: Database
+  let drop: () => Promise<void>
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-migrate-'))
-    db = await openDatabase({ database: { kind: 'sqlite', path: join(dir, 'gw.db') } })
+    const empty = await emptyDatabase('sqlite')
+    db = await openDatabase({ database: empty.location })
+    drop = empty.drop
   })
   afterEach(async () => {
     await db.close()
-    rmSync(dir, { recursive: true, force: true })
+    await drop()
   })
 
   test('a new database gets the whole schema at once and records every migration as applied', async () => {
@@ -62,24 +59,11 @@ describe('migrations on SQLite', () => {
   })
 })
 
-/** A new, empty database of the dialect, and how to drop it. */
-async function newDatabase(dialect: DialectName): Promise<{ location: DatabaseLocation; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const at = mkdtempSync(join(tmpdir(), 'gw-migrate-'))
-    return {
-      location: { kind: 'sqlite', path: join(at, 'gw.db') },
-      drop: async () => rmSync(at, { recursive: true, force: true }),
-    }
-  }
-  const scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
-  return { location: { kind: 'postgres', url: scratch.url }, drop: () => scratch.drop() }
-}
-
 for (const dialect of DIALECTS)
   describe(`gateways starting on one database at once (${dialect})`, () => {
     /** Two processes' connections to one database, each migrating it. */
     async function migrateTwiceAtOnce(before?: (db: Database) => Promise<unknown>) {
-      const { location, drop } = await newDatabase(dialect)
+      const { location, drop } = await emptyDatabase(dialect)
       const [a, b] = [await openDatabase({ database: location }), await openDatabase({ database: location })]
       try {
         await before?.(a)

@@ -21,7 +21,7 @@ import type { SpendStore } from '../../src/spend/counters'
 import { type Database, openDatabase } from '../../src/store/database'
 import { migrate } from '../../src/store/migrate'
 import { createStore, type Store } from '../../src/store/store'
-import { type ScratchDatabase, scratchPostgres, serviceUrl } from './services'
+import { scratchPostgres, serviceUrl } from './services'
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123'
 
@@ -38,17 +38,21 @@ export interface TestDatabase {
   close(): Promise<void>
 }
 
-export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
-  let scratch: ScratchDatabase | undefined
-  let dir: string | undefined
-  let location: Config['database']
+/** A new, empty database of the dialect (nothing migrated), and how to drop it. */
+export async function emptyDatabase(dialect: DialectName): Promise<{ location: Config['database']; drop(): Promise<void> }> {
   if (dialect === 'postgres') {
-    scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
-    location = loadConfig({ GW_DATABASE_URL: scratch.url }).database
-  } else {
-    dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
-    location = loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }).database
+    const scratch = await scratchPostgres(serviceUrl('GW_TEST_DATABASE_URL') as string)
+    return { location: loadConfig({ GW_DATABASE_URL: scratch.url }).database, drop: () => scratch.drop() }
   }
+  const dir = mkdtempSync(join(tmpdir(), 'gw-test-'))
+  return {
+    location: loadConfig({ GW_DATABASE_URL: `sqlite:${join(dir, 'gw.db')}` }).database,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+export async function openTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  const { location, drop } = await emptyDatabase(dialect)
   const db = await openDatabase({ database: location })
   await migrate(db)
   return {
@@ -57,8 +61,7 @@ export async function openTestDatabase(dialect: DialectName): Promise<TestDataba
     store: createStore(db),
     async close() {
       await db.close()
-      await scratch?.drop()
-      if (dir) rmSync(dir, { recursive: true, force: true })
+      await drop()
     },
   }
 }
