@@ -68,13 +68,19 @@ const sha256Hex = (data: string | Uint8Array): string => hash('sha256', data, 'h
  */
 const signingKeys = new TtlCache<string, Buffer>(256, 24 * 60 * 60_000)
 
+/** The key used last: most deployments sign with one secret in one region, so most calls stop here. */
+let lastKey: { secretAccessKey: string; day: string; region: string; key: Buffer } | undefined
+
 function signingKey(secretAccessKey: string, day: string, region: string): Buffer {
+  const last = lastKey
+  if (last && last.day === day && last.region === region && last.secretAccessKey === secretAccessKey) return last.key
   const cacheKey = `${day}\n${region}\n${secretAccessKey}`
   let key = signingKeys.get(cacheKey)
   if (key === undefined) {
     key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, day), region), BEDROCK_SIGNING_NAME), 'aws4_request')
     signingKeys.set(cacheKey, key)
   }
+  lastKey = { secretAccessKey, day, region, key }
   return key
 }
 
@@ -83,14 +89,14 @@ function signingKey(secretAccessKey: string, day: string, region: string): Buffe
  * every segment encoded once more (so the `%` of the path as sent becomes `%25`), as every AWS service
  * but S3 reads it.
  */
-const canonicalPath = remembered((path) => {
+function canonicalPath(path: string): string {
   const segments = path
     .split('/')
     .filter((segment) => segment !== '')
     .map(uriEncode)
   const trailing = segments.length > 0 && path.endsWith('/') ? '/' : ''
   return `/${segments.join('/')}${trailing}`
-})
+}
 
 /** The query's names and values encoded, sorted by name and then value (not as `name=value` strings: `a-b` sorts before `a=`). */
 function canonicalQuery(url: URL): string {
@@ -102,6 +108,21 @@ function canonicalQuery(url: URL): string {
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** What a URL gives a signature: its host, and its path and query as the canonical request writes them. */
+interface SignedTarget {
+  host: string
+  /** The canonical request's second and third lines. */
+  resource: string
+}
+
+const targetOf = (url: URL): SignedTarget => ({
+  host: url.host,
+  resource: `${canonicalPath(url.pathname)}\n${canonicalQuery(url)}`,
+})
+
+/** A deployment calls a handful of URLs (a model, whole or streamed), so each is parsed and encoded once. */
+const targetOfUrl = remembered((url) => targetOf(new URL(url)))
 
 /** Anything `canonicalValue` would change; most values have none, and are signed as they are. */
 const UNCANONICAL = /[\r\n\t]| {2}|^ | $/
@@ -128,31 +149,58 @@ function amzDate(at: number): string {
   return dateText
 }
 
+/** The headers a signature writes itself: one given under these names is not sent or signed twice. */
+const SIGNATURE_OWN = new Set(['host', 'x-amz-content-sha256', 'x-amz-date', 'x-amz-security-token', 'authorization'])
+
+const byName = (a: readonly [string, string], b: readonly [string, string]): number => compare(a[0], b[0])
+
 /**
  * The request's headers with its signature added: `host`, `x-amz-date`, `x-amz-content-sha256`, the
  * session token when there is one, and `authorization`, every header given signed with them. Nothing
  * may change the body or a signed header after this.
  */
 export function signBedrockRequest(request: BedrockRequest): Headers {
-  const url = new URL(request.url)
+  const { host, resource } = typeof request.url === 'string' ? targetOfUrl(request.url) : targetOf(request.url)
   const { accessKeyId, secretAccessKey, sessionToken } = request.credentials
   const date = amzDate(request.now?.() ?? Date.now())
   const day = date.slice(0, 8)
   const payloadHash = sha256Hex(request.body)
-  const headers: Record<string, string> = { ...request.headers, host: url.host }
-  headers['x-amz-date'] = date
-  headers['x-amz-content-sha256'] = payloadHash
-  if (sessionToken) headers['x-amz-security-token'] = sessionToken
-  const names = Object.keys(headers).sort()
+  const signed: [string, string][] = [
+    ['host', host],
+    ['x-amz-content-sha256', payloadHash],
+    ['x-amz-date', date],
+  ]
+  if (sessionToken) signed.push(['x-amz-security-token', canonicalValue(sessionToken)])
+  // Sent as given; only what is signed is in the canonical form.
+  const headers = new Headers()
+  const given = request.headers
+  if (given)
+    for (const name in given) {
+      if (SIGNATURE_OWN.has(name)) continue
+      const value = given[name] as string
+      headers.set(name, value)
+      signed.push([name, canonicalValue(value)])
+    }
+  signed.sort(byName)
   let canonicalHeaders = ''
-  for (const name of names) canonicalHeaders += `${name}:${canonicalValue(headers[name] as string)}\n`
-  const signedHeaders = names.join(';')
-  const canonicalRequest = `${request.method.toUpperCase()}\n${canonicalPath(url.pathname)}\n${canonicalQuery(url)}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`
+  let signedHeaders = ''
+  for (const [name, value] of signed) {
+    canonicalHeaders += `${name}:${value}\n`
+    signedHeaders += signedHeaders === '' ? name : `;${name}`
+  }
+  const canonicalRequest = `${request.method.toUpperCase()}\n${resource}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`
   const scope = `${day}/${request.region}/${BEDROCK_SIGNING_NAME}/aws4_request`
   const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${sha256Hex(canonicalRequest)}`
   const signature = createHmac('sha256', signingKey(secretAccessKey, day, request.region))
     .update(stringToSign)
     .digest('hex')
-  headers.authorization = `${ALGORITHM} Credential=${accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`
-  return new Headers(headers)
+  headers.set('host', host)
+  headers.set('x-amz-date', date)
+  headers.set('x-amz-content-sha256', payloadHash)
+  if (sessionToken) headers.set('x-amz-security-token', sessionToken)
+  headers.set(
+    'authorization',
+    `${ALGORITHM} Credential=${accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
+  )
+  return headers
 }
