@@ -41,6 +41,7 @@ describe('authentication (spec 5)', () => {
     ['a token that is not ours', { authorization: 'Bearer sk-proj-123' }, 'not a gw API key'],
     ['an unknown key', { authorization: `Bearer gw-sk-AAAAAAAAAAAA_${'a'.repeat(40)}` }, 'unknown, revoked or expired'],
     ['the legacy Gw-Auth header alone', { 'gw-auth': 'Bearer whatever' }, 'send the key as "Authorization: Bearer'],
+    ["Google's SDK with gw's key as its own", { 'x-goog-api-key': 'gw-sk-abc' }, 'the x-goog-api-key header is not accepted'],
   ]
   for (const [what, headers, message] of refused) {
     test(`${what}: 401 with a message that says so`, async () => {

@@ -16,10 +16,11 @@ import { keyMemberId, type Principal } from './principal'
 import { apiKeyPermissions, parseScopes } from './scopes'
 
 /**
- * Headers that older clients of vendor gateways send instead of `Authorization`. They are never
+ * Headers that older clients of vendor gateways, and vendors' own SDKs (Anthropic's `x-api-key`,
+ * Azure's `api-key`, Google's `x-goog-api-key`), send instead of `Authorization`. They are never
  * accepted (spec 5.1 rule 4, 9); seeing one only changes the 401 message so the caller knows why.
  */
-const LEGACY_AUTH_HEADERS = ['gw-auth', 'x-api-key', 'api-key', 'x-gw-api-key'] as const
+const LEGACY_AUTH_HEADERS = ['gw-auth', 'x-api-key', 'api-key', 'x-gw-api-key', 'x-goog-api-key'] as const
 
 /**
  * A verified credential is cached this long. Short enough that a revocation, a role change or a tier
