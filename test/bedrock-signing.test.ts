@@ -91,6 +91,21 @@ describe('signing a Bedrock request', () => {
     expect(await send(headers)).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
   })
 
+  test("a header given under a name the signature writes itself is neither sent nor signed twice: the signature's own goes", async () => {
+    const headers = signed({
+      headers: {
+        'content-type': 'application/json',
+        host: 'elsewhere.example',
+        authorization: 'Bearer forged',
+        'x-amz-date': 'x',
+      },
+    })
+    expect(headers.get('host')).toBe(`localhost:${server.port}`)
+    expect(headers.get('x-amz-date')).toBe('20261126T120000Z')
+    expect(headers.get('authorization')).toContain('SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date,')
+    expect(await send(headers)).toEqual({ ok: true, accessKeyId: 'AKIDEXAMPLE' })
+  })
+
   test('a Uint8Array body signs as its bytes', async () => {
     const bytes = new TextEncoder().encode(BODY)
     const headers = signed({ body: bytes })
