@@ -14,6 +14,11 @@ export function pickKey<T extends { id: string; weight: number }>(
   tried: ReadonlySet<string>,
   random: () => number = Math.random,
 ): T | undefined {
+  // Most providers of an organisation have one key: every rule below picks it unless it was tried.
+  if (keys.length === 1) {
+    const only = keys[0] as T
+    return tried.has(only.id) ? undefined : only
+  }
   const untried = keys.filter((key) => !tried.has(key.id))
   if (untried.length === 0) return undefined
   const ready = untried.filter((key) => !cooling.has(key.id))

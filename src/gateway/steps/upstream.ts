@@ -112,9 +112,15 @@ const PASSED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
 /** The request-id header each format's SDK reads, so a translated answer carries the id where the caller looks. */
 const REQUEST_ID_HEADER = { openai: 'x-request-id', anthropic: 'request-id', gemini: 'x-request-id' } as const
 
+const isPassed = (name: string): boolean => {
+  if (PASSED_HEADERS.includes(name)) return true
+  for (const prefix of PASSED_PREFIXES) if (name.startsWith(prefix)) return true
+  return false
+}
+
 export function passProviderHeaders(from: Headers, to: Headers, callerFormat: CallerWireFormat): void {
   from.forEach((value, name) => {
-    if (PASSED_HEADERS.includes(name) || PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) to.set(name, value)
+    if (isPassed(name)) to.set(name, value)
   })
   const requestId = from.get('x-request-id') ?? from.get('request-id')
   if (requestId !== null) to.set(REQUEST_ID_HEADER[callerFormat], requestId)

@@ -1,4 +1,5 @@
 import type { Usage } from '../../../money/usage'
+import { withoutTrailingSlashes } from '../../../util/base-url'
 import { SseParser } from '../../../util/sse'
 import { usageOfMessages } from '../../translate/anthropic-messages'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
@@ -75,6 +76,6 @@ export const anthropic: ProviderAdapter = {
       if (value) headers.set(name, value)
     }
     if (credentials.apiKey) headers.set('x-api-key', credentials.apiKey)
-    return { url: `${credentials.baseUrl.replace(/\/+$/, '')}${path}`, headers }
+    return { url: `${withoutTrailingSlashes(credentials.baseUrl)}${path}`, headers }
   },
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../errors'
 import type { Usage } from '../../../money/usage'
+import { withoutTrailingSlashes } from '../../../util/base-url'
 import { usageOfConverse } from '../../translate/bedrock-converse'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 import { EventStreamDecoder, eventStreamCodecReady } from './event-stream'
@@ -61,7 +62,7 @@ export const bedrock: ProviderAdapter = {
       throw new ApiError('bad_request', 'this Bedrock connection lacks its access key id, secret access key or region')
     // A call passed through in Anthropic's format is one for InvokeModel (its family's only path).
     const invoke = invokeClaudeFamily.paths.includes(path)
-    const url = `${credentials.baseUrl.replace(/\/+$/, '')}${bedrockModelPath(model, stream, invoke ? 'invoke' : 'converse')}`
+    const url = `${withoutTrailingSlashes(credentials.baseUrl)}${bedrockModelPath(model, stream, invoke ? 'invoke' : 'converse')}`
     // Its decoder is made once the answer arrives, after this.
     const codecLoading = stream ? eventStreamCodecReady() : undefined
     if (codecLoading) await codecLoading

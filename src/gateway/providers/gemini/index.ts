@@ -1,4 +1,5 @@
 import type { Usage } from '../../../money/usage'
+import { withoutTrailingSlashes } from '../../../util/base-url'
 import { SseParser } from '../../../util/sse'
 import { usageOfGemini } from '../../translate/gemini'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
@@ -70,7 +71,7 @@ export const gemini: ProviderAdapter = {
   async upstream({ model, stream, credentials }) {
     const headers = new Headers({ 'content-type': 'application/json' })
     if (credentials.apiKey) headers.set('x-goog-api-key', credentials.apiKey)
-    const url = `${credentials.baseUrl.replace(/\/+$/, '')}/v1beta/models/${encodeURIComponent(model)}:${generateMethod(stream)}`
+    const url = `${withoutTrailingSlashes(credentials.baseUrl)}/v1beta/models/${encodeURIComponent(model)}:${generateMethod(stream)}`
     return { url, headers }
   },
 }

@@ -1,5 +1,6 @@
 import { PROVIDERS_TABLE, type ProviderSpec, VENDOR_NAMES, type VendorName } from '../../../directory/providers'
 import type { Usage } from '../../../money/usage'
+import { withoutTrailingSlashes } from '../../../util/base-url'
 import { type SseEvent, SseParser } from '../../../util/sse'
 import { asRecord, asTokenCount, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
 import { withNineCharacterToolCallIds } from './tool-call-ids'
@@ -124,7 +125,7 @@ const withoutStreamOptions: WireFamily = {
 }
 
 /** The URL of an OpenAI-style path at a base URL that includes its `/v1` (as the OpenAI SDK's `baseURL` does). */
-const at = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, '')}${path.slice('/v1'.length)}`
+const at = (baseUrl: string, path: string) => `${withoutTrailingSlashes(baseUrl)}${path.slice('/v1'.length)}`
 
 /** A bearer key, when there is one (a self-hosted server may take none). */
 function bearer(apiKey: string | undefined): Headers {
@@ -171,7 +172,7 @@ export const azure: ProviderAdapter = {
   async upstream({ path, model, credentials }) {
     const headers = new Headers({ 'content-type': 'application/json' })
     if (credentials.apiKey) headers.set('api-key', credentials.apiKey)
-    const deployment = `${credentials.baseUrl.replace(/\/+$/, '')}/openai/deployments/${encodeURIComponent(model)}`
+    const deployment = `${withoutTrailingSlashes(credentials.baseUrl)}/openai/deployments/${encodeURIComponent(model)}`
     return { url: `${at(deployment, path)}?api-version=${credentials.apiVersion ?? AZURE_API_VERSION}`, headers }
   },
 }

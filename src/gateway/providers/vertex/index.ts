@@ -1,5 +1,6 @@
 import { readServiceAccount, type ServiceAccount } from '../../../directory/service-account'
 import { ApiError } from '../../../errors'
+import { withoutTrailingSlashes } from '../../../util/base-url'
 import { anthropicFamily } from '../anthropic'
 import { geminiFamily, generateMethod } from '../gemini'
 import { asRecord, type ProviderAdapter, parseJson, type WireFamily } from '../provider'
@@ -62,7 +63,7 @@ export const vertex: ProviderAdapter = {
       authorization: `Bearer ${await tokens.token(account, fetch)}`,
     })
     const unauthorized = () => tokens.forget(account)
-    const models = `${credentials.baseUrl.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`
+    const models = `${withoutTrailingSlashes(credentials.baseUrl)}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`
     if (!isClaude(model))
       return { url: `${models}/google/models/${segment(model)}:${generateMethod(stream)}`, headers, unauthorized }
     const method = stream ? 'streamRawPredict' : 'rawPredict'
