@@ -62,8 +62,11 @@ describe.skipIf(!available)('the console, in chromium', () => {
       expect(await page.locator('[data-figure="Cost"]').textContent()).toBe('$0.015')
       expect(await page.locator('[data-figure="Time to first token"]').textContent()).toMatch(/^\d+ ms$/)
       expect(new URL(page.url()).pathname).toBe('/console')
-      // Each measure over time, drawn; another window keeps the same traffic in view.
-      expect(await page.locator('.chart canvas').count()).toBe(5)
+      // Each measure over time, drawn; another window keeps the same traffic in view. The series come
+      // in after the totals, so the fifth chart is waited for before they are counted.
+      const charts = page.locator('.chart canvas')
+      await charts.nth(4).waitFor()
+      expect(await charts.count()).toBe(5)
       // Where the traffic went: the model and its cost, ranked.
       const topModels = page.getByRole('figure', { name: 'Top models' })
       await topModels.getByRole('cell', { name: 'gpt-4o', exact: true }).waitFor()
