@@ -432,6 +432,14 @@ describe('pickKey', () => {
     expect(pickKey([], none, none)).toBeUndefined()
   })
 
+  test('a lone key is picked whatever its weight or cool-down, until the call has tried it', () => {
+    for (const lone of [key('only', 3), key('standby', 0), key('odd', Number.NaN)]) {
+      expect(pickKey([lone], none, none)).toBe(lone)
+      expect(pickKey([lone], new Set([lone.id]), none)).toBe(lone)
+      expect(pickKey([lone], none, new Set([lone.id]))).toBeUndefined()
+    }
+  })
+
   test('every untried key cooling down: still one, the highest weight, the first of equals in the order given', () => {
     const keys = [key('standby', 0), key('newer', 2), key('older', 2), key('light', 1)]
     const all = new Set(keys.map((k) => k.id))
