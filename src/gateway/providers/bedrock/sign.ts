@@ -68,19 +68,13 @@ const sha256Hex = (data: string | Uint8Array): string => hash('sha256', data, 'h
  */
 const signingKeys = new TtlCache<string, Buffer>(256, 24 * 60 * 60_000)
 
-/** The key used last: most deployments sign with one secret in one region, so most calls stop here. */
-let lastKey: { secretAccessKey: string; day: string; region: string; key: Buffer } | undefined
-
 function signingKey(secretAccessKey: string, day: string, region: string): Buffer {
-  const last = lastKey
-  if (last && last.day === day && last.region === region && last.secretAccessKey === secretAccessKey) return last.key
   const cacheKey = `${day}\n${region}\n${secretAccessKey}`
   let key = signingKeys.get(cacheKey)
   if (key === undefined) {
     key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, day), region), BEDROCK_SIGNING_NAME), 'aws4_request')
     signingKeys.set(cacheKey, key)
   }
-  lastKey = { secretAccessKey, day, region, key }
   return key
 }
 
