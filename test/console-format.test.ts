@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { formatUsd } from '../src/console/format'
+import { formatMs, formatMsAxis, formatUsd } from '../src/console/format'
 
 /** The console's one money formatter, read as en-US (the locale bun and CI's chromium run in). */
 describe("the console's money", () => {
@@ -38,5 +38,15 @@ describe("the console's money", () => {
     expect(formatUsd(0.123456789, { exact: true })).toBe('$0.123456789')
     expect(formatUsd(2.5, { exact: true })).toBe('$2.50')
     expect(formatUsd(0, { exact: true })).toBe('$0.00')
+  })
+})
+
+describe("the console's milliseconds", () => {
+  test('a figure is whole milliseconds; a chart step under one keeps its digits, so no two ticks read alike', () => {
+    expect(formatMs(2.4)).toBe('2 ms')
+    expect(formatMs(null)).toBe('-')
+    expect([0, 0.5, 1].map(formatMsAxis)).toEqual(['0 ms', '0.5 ms', '1 ms'])
+    expect(formatMsAxis(0.25)).toBe('0.25 ms')
+    expect(formatMsAxis(1500)).toBe('1,500 ms')
   })
 })

@@ -22,5 +22,8 @@ export function formatUsd(value: number, { exact = false }: { exact?: boolean } 
 }
 export const formatCount = (value: number): string => count.format(value)
 export const formatMs = (value: number | null): string => (value === null ? '-' : `${ms.format(value)} ms`)
+const msSteps = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 })
+/** A chart's axis in ms: a step under a millisecond keeps its digits (0.5 ms, not a second "1 ms"). */
+export const formatMsAxis = (value: number): string => `${msSteps.format(value)} ms`
 /** A moment in the reader's own time zone and manner; `-` for none. */
 export const formatWhen = (iso: string | null): string => (iso === null ? '-' : new Date(iso).toLocaleString())

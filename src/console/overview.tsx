@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { CacheSavingsResult, Group as GroupView, PropertyKeys } from '../modules/analytics/model'
 import { api } from './api'
 import { Chart, type SeriesPoint } from './chart'
-import { formatCount, formatMs, formatUsd } from './format'
+import { formatCount, formatMs, formatMsAxis, formatUsd } from './format'
 import { timeWindow, WindowBar, type WindowId, windowOf } from './time-window'
 import { ErrorNote } from './ui'
 
@@ -50,8 +50,15 @@ const CHARTS: readonly ChartSpec[] = [
     whole: false,
   },
   { title: 'Errors', metric: 'errorOverTime', measure: 'errors', format: formatCount, whole: true },
-  { title: 'Latency', metric: 'latencyOverTime', measure: 'latencyMs', format: formatMs, whole: false },
-  { title: 'Time to first token', metric: 'timeToFirstToken', measure: 'timeToFirstTokenMs', format: formatMs, whole: false },
+  { title: 'Latency', metric: 'latencyOverTime', measure: 'latencyMs', format: formatMs, axisFormat: formatMsAxis, whole: false },
+  {
+    title: 'Time to first token',
+    metric: 'timeToFirstToken',
+    measure: 'timeToFirstTokenMs',
+    format: formatMs,
+    axisFormat: formatMsAxis,
+    whole: false,
+  },
 ]
 
 const BUCKETS = [
