@@ -77,20 +77,27 @@ describe.skipIf(!redisUrl)('routing on Redis, shared by two instances', () => {
   test('a key one instance saw answer 429 is skipped by the other', async () => {
     const { a, b, org } = await twoInstances()
     const suffix = crypto.randomUUID().slice(0, 8)
+    // The spare is a standby key (weight 0): the main key is always tried first while it is not cooling down.
+    const ids: string[] = []
     for (const [name, weight] of [
-      ['main', 1000],
-      ['spare', 1],
+      ['main', 1],
+      ['spare', 0],
     ] as const) {
       const added = await a.request('POST', '/v1/api-keys/provider-key', {
         token: org.ownerSession,
         body: { provider: 'openai', name, secret: `sk-${name}-${suffix}`, weight },
       })
       expect(added.status).toBeLessThan(300)
+      ids.push(((await added.json()) as { id: string }).id)
     }
+    const [mainId] = ids as [string]
     fake.steer({ key: `sk-main-${suffix}`, directives: 'fake:error:429 fake:retry-after:30' })
     const failedOver = await a.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') })
     expect(failedOver.status).toBe(200)
     expect(failedOver.headers.get('gw-attempts')).toBe('2')
+    // The cool-down is written off the answer's path, on instance a's own connection: wait until b's sees it.
+    const bHealth = (stores[1] as RedisStores).keyHealth
+    for (let i = 0; i < 50 && !(await bHealth.coolingDown([mainId])).has(mainId); i++) await Bun.sleep(10)
     const since = fake.calls.length
     const onB = await b.request('POST', '/v1/chat/completions', { token: org.apiKey, body: chat('hi') })
     expect(onB.status).toBe(200)
