@@ -101,6 +101,48 @@ for (const dialect of DIALECTS) {
       expect((await t.store.organizations.get(orgId))?.creditBalanceNano).toBe(-2_000_000)
     })
 
+    test("a batch of several organisations: each call's event goes to its own organisation's enabled webhooks that take it, and each is charged", async () => {
+      const [first, second, bystander] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()]
+      for (const id of [first, second, bystander])
+        await t.store.organizations.create({ id, name: id, tier: 'free', creditBalanceNano: 5_000_000, createdAt: new Date() })
+      const hook = async (org: string, id: string, events: string[]) =>
+        t.store.org(org).webhooks.add({
+          id,
+          destination: `https://${id}.example.com/hook`,
+          events,
+          sampleRate: 100,
+          propertyFilters: {},
+          includeData: false,
+          sealedSecret: 'sealed',
+          secretPrefix: 'whsec_x',
+          createdAt: new Date(),
+        })
+      const ids = Object.fromEntries(['first', 'second', 'disabled', 'budgets', 'bystander'].map((n) => [n, crypto.randomUUID()]))
+      await hook(first, ids.first as string, ['request.completed'])
+      await hook(second, ids.second as string, ['request.completed', 'budget.exceeded'])
+      await hook(second, ids.disabled as string, ['request.completed'])
+      await t.store.deliveries.disable(ids.disabled as string, new Date())
+      await hook(second, ids.budgets as string, ['budget.exceeded'])
+      await hook(bystander, ids.bystander as string, ['request.completed'])
+
+      const calls = [
+        entry(crypto.randomUUID(), first, 'a'),
+        entry(crypto.randomUUID(), second, 'b'),
+        entry(crypto.randomUUID(), second, 'c'),
+      ]
+      const outcome = await writer.write(calls)
+      expect(outcome?.balances.get(first)).toBe(3_000_000)
+      expect(outcome?.balances.get(second)).toBe(1_000_000)
+      const sent = await t.db.query<{ webhook_id: string; org_id: string }>(
+        'SELECT webhook_id, org_id FROM outbox WHERE org_id = $1 OR org_id = $2 OR org_id = $3',
+        [first, second, bystander],
+      )
+      const to = (webhook: string) => sent.filter((row) => row.webhook_id === webhook)
+      expect(to(ids.first as string).map((row) => row.org_id)).toEqual([first])
+      expect(to(ids.second as string).map((row) => row.org_id)).toEqual([second, second])
+      expect(sent).toHaveLength(3)
+    })
+
     test('text a column cannot hold (NUL) is stored with U+FFFD in its place, on every dialect', async () => {
       const withNul: WritableEntry = {
         record: { ...entry('w8', orgId, 'x').record, error: 'provider said a\u0000b', model: 'm\u0000' },

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq, type Placeholder, sql } from 'drizzle-orm'
 import type { Tier } from '../../auth/tiers'
 import type { Database } from '../database'
 
@@ -31,43 +31,54 @@ export interface Organization {
   createdAt: Date
 }
 
-export const organizationsRepository = ({ orm, tables: { organizations, auditLog, ...tables } }: Database) => ({
-  async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
-    await orm.insert(organizations).values(org)
-  },
-  async get(id: string): Promise<Organization | undefined> {
-    const [row] = await orm.select().from(organizations).where(eq(organizations.id, id)).limit(1)
-    return row
-  },
-  /**
-   * Deletes the organisation and everything of it: the tables that reference it go by cascade, the
-   * logs that only name it (ORG_LOGS and the audit log) are deleted here. Run it in a transaction.
-   */
-  async deleteWithData(id: string): Promise<boolean> {
-    for (const name of ORG_LOGS) await orm.delete(tables[name]).where(eq(tables[name].orgId, id))
-    await orm.delete(auditLog).where(eq(auditLog.orgId, id))
-    const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
-    return rows.length > 0
-  },
-  async listIds(): Promise<string[]> {
-    return (await orm.select({ id: organizations.id }).from(organizations)).map((r) => r.id)
-  },
-  async rename(id: string, name: string): Promise<void> {
-    await orm.update(organizations).set({ name }).where(eq(organizations.id, id))
-  },
-  async setTeamVisibility(id: string, teamVisibility: TeamVisibility): Promise<void> {
-    await orm.update(organizations).set({ teamVisibility }).where(eq(organizations.id, id))
-  },
-  async setTier(id: string, tier: Tier): Promise<void> {
-    await orm.update(organizations).set({ tier }).where(eq(organizations.id, id))
-  },
-  /** Adds (or with a negative amount, takes) credits in one statement, so concurrent calls never lose an update. */
-  async addCredits(id: string, nanoUsd: number): Promise<number | undefined> {
-    const [row] = await orm
+export const organizationsRepository = ({ orm, dialect, tables: { organizations, auditLog, ...tables } }: Database) => {
+  const addCreditsStatement = (id: string | Placeholder, nanoUsd: number | Placeholder) =>
+    orm
       .update(organizations)
       .set({ creditBalanceNano: sql`${organizations.creditBalanceNano} + ${nanoUsd}` })
       .where(eq(organizations.id, id))
       .returning({ balance: organizations.creditBalanceNano })
-    return row?.balance
-  },
-})
+  // The request log's writer takes credits in every batch: on SQLite the statement is built and
+  // compiled once, not anew by drizzle and SQLite for each batch.
+  let addCreditsPrepared: ReturnType<ReturnType<typeof addCreditsStatement>['prepare']> | undefined
+  return {
+    async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
+      await orm.insert(organizations).values(org)
+    },
+    async get(id: string): Promise<Organization | undefined> {
+      const [row] = await orm.select().from(organizations).where(eq(organizations.id, id)).limit(1)
+      return row
+    },
+    /**
+     * Deletes the organisation and everything of it: the tables that reference it go by cascade, the
+     * logs that only name it (ORG_LOGS and the audit log) are deleted here. Run it in a transaction.
+     */
+    async deleteWithData(id: string): Promise<boolean> {
+      for (const name of ORG_LOGS) await orm.delete(tables[name]).where(eq(tables[name].orgId, id))
+      await orm.delete(auditLog).where(eq(auditLog.orgId, id))
+      const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
+      return rows.length > 0
+    },
+    async listIds(): Promise<string[]> {
+      return (await orm.select({ id: organizations.id }).from(organizations)).map((r) => r.id)
+    },
+    async rename(id: string, name: string): Promise<void> {
+      await orm.update(organizations).set({ name }).where(eq(organizations.id, id))
+    },
+    async setTeamVisibility(id: string, teamVisibility: TeamVisibility): Promise<void> {
+      await orm.update(organizations).set({ teamVisibility }).where(eq(organizations.id, id))
+    },
+    async setTier(id: string, tier: Tier): Promise<void> {
+      await orm.update(organizations).set({ tier }).where(eq(organizations.id, id))
+    },
+    /** Adds (or with a negative amount, takes) credits in one statement, so concurrent calls never lose an update. */
+    async addCredits(id: string, nanoUsd: number): Promise<number | undefined> {
+      if (dialect === 'sqlite') {
+        addCreditsPrepared ??= addCreditsStatement(sql.placeholder('id'), sql.placeholder('nanoUsd')).prepare()
+        return addCreditsPrepared.get({ id, nanoUsd })?.balance
+      }
+      const [row] = await addCreditsStatement(id, nanoUsd)
+      return row?.balance
+    },
+  }
+}
