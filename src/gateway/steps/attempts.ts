@@ -13,7 +13,7 @@ import { type CreditBalances, spendCall } from './admission'
 import type { KeyCandidate } from './credentials'
 import { type PrepareDeps, type Prepared, prepareModel, prepareStep } from './prepare'
 import type { Answers } from './respond'
-import { attemptProvider, type Unserved, type UpstreamRequest } from './upstream'
+import { type AttemptResult, attemptProvider, type Unserved, type UpstreamRequest } from './upstream'
 
 export interface AttemptDeps {
   prepare: PrepareDeps
@@ -77,7 +77,7 @@ export class Attempts {
    * or the last step's, is the caller's answer, with every attempt in the metadata.
    */
   async serve(dispatch: Dispatch, index: number, prepared: Prepared): Promise<Response> {
-    const { call, route, plan, state } = dispatch
+    const { call, plan, state } = dispatch
     const { deps } = this
     let last: Unserved | undefined
     for (let at = index; at < plan.steps.length; at++) {
@@ -95,64 +95,17 @@ export class Attempts {
       let retries = 0
       for (;;) {
         prepared = await this.admit(dispatch, prepared)
-        const { facts, provider, upstreamPath, outgoing, keys } = prepared
+        const { keys } = prepared
         // One key is tried whatever its health: asking would cost a lookup (a Redis round trip) for nothing.
         const cooling = keys.length > 1 ? await deps.keyHealth.coolingDown(keys.map((key) => key.id)) : NOTHING_COOLING
         const key = pickKey(keys, cooling, tried, deps.random) ?? (keys[0] as KeyCandidate)
         tried.add(key.id)
-        if (key.ptb) {
-          const paying = deps.credits.require(facts.principal.orgId)
-          if (paying instanceof Promise) await paying
-        }
-        const upstream = await provider.upstream({
-          path: upstreamPath,
-          model: providerModel(key.credentials, facts.model),
-          stream: prepared.streams,
-          credentials: key.credentials,
-          callerHeaders: call.request.headers,
-          body: outgoing.payload,
-          fetch: this.sideFetch(key.credentials),
-        })
-        if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
-        const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })
-        span?.inject(upstream.headers)
-        const startedAt = deps.now()
-        state.facts = { ...facts, ptb: key.ptb, dispatched: true }
-        const result = await state.facts.timing.waitOn(
-          attemptProvider(
-            {
-              url: upstream.url,
-              headers: upstream.headers,
-              // A provider may send a body of its own making (Claude on Vertex: the model out, the version in).
-              body: upstream.body ?? outgoing.payload,
-              clientSignal: call.request.signal,
-              provider: provider.name,
-              timeoutMs: step.timeoutMs ?? deps.upstreamTimeoutMs,
-              guardedFetch: this.guardFor(key.credentials),
-            },
-            route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
-            deps.now,
-          ),
-        )
-        const latencyMs = deps.now() - startedAt
+        const result = await this.attempt(dispatch, step, prepared, key)
         if (result.ok) {
           if (cooling.has(key.id)) void deps.keyHealth.recovered(key.id).catch(() => undefined)
-          const httpStatus = result.response.status
-          span?.served(httpStatus)
-          state.attempted({ provider: provider.name, model: facts.model, httpStatus, latencyMs })
           return await deps.answers.served(dispatch, prepared, result)
         }
-        const attempt = { provider: provider.name, model: facts.model, latencyMs }
         last = result
-        const httpStatus = result.failure.kind === 'status' ? result.failure.status : undefined
-        span?.failed(httpStatus, result.error.message)
-        state.attempted(
-          { ...attempt, ...(httpStatus === undefined ? {} : { httpStatus }), error: result.error.message },
-          { hold: undefined },
-        )
-        if (facts.hold) await this.releaseHold(facts)
-        if (httpStatus === 401) upstream.unauthorized?.()
-        if (keyFailing(result.failure)) void deps.keyHealth.coolDown(key.id, coolDownMs(result.failure)).catch(() => undefined)
         if (!retryable(result.failure)) break
         if (tried.size < KEYS_PER_TRY && keys.some((candidate) => !tried.has(candidate.id))) continue
         if (retries >= plan.retry.attempts) break
@@ -170,6 +123,74 @@ export class Attempts {
       return await deps.answers.providerFailure(state, last.answer, inOwnFormat)
     }
     throw last.error
+  }
+
+  /**
+   * One call to the provider on one key, and what it leaves in the call's facts: the attempt in the
+   * metadata, its span's end, and for a failure, the hold let go and the key cooled down when the
+   * failure is the key's. Whether to try again is the caller's decision.
+   */
+  private async attempt(dispatch: Dispatch, step: ChainStep, prepared: Prepared, key: KeyCandidate): Promise<AttemptResult> {
+    const { call, route, state } = dispatch
+    const { deps } = this
+    const { facts, provider, upstreamPath, outgoing } = prepared
+    if (key.ptb) {
+      const paying = deps.credits.require(facts.principal.orgId)
+      if (paying instanceof Promise) await paying
+    }
+    const upstream = await provider.upstream({
+      path: upstreamPath,
+      model: providerModel(key.credentials, facts.model),
+      stream: prepared.streams,
+      credentials: key.credentials,
+      callerHeaders: call.request.headers,
+      body: outgoing.payload,
+      fetch: this.sideFetch(key.credentials),
+    })
+    if (outgoing.contentType) upstream.headers.set('content-type', outgoing.contentType)
+    const span = state.facts.trace?.attempt({ provider: provider.name, model: facts.model, url: upstream.url })
+    span?.inject(upstream.headers)
+    const startedAt = deps.now()
+    state.facts = { ...facts, ptb: key.ptb, dispatched: true }
+    const result = await state.facts.timing.waitOn(
+      attemptProvider(
+        {
+          url: upstream.url,
+          headers: upstream.headers,
+          // A provider may send a body of its own making (Claude on Vertex: the model out, the version in).
+          body: upstream.body ?? outgoing.payload,
+          clientSignal: call.request.signal,
+          provider: provider.name,
+          timeoutMs: step.timeoutMs ?? deps.upstreamTimeoutMs,
+          guardedFetch: this.guardFor(key.credentials),
+        },
+        route.answer === 'raw' ? 'raw' : prepared.streams ? 'stream' : 'whole',
+        deps.now,
+      ),
+    )
+    const latencyMs = deps.now() - startedAt
+    if (result.ok) {
+      const httpStatus = result.response.status
+      span?.served(httpStatus)
+      state.attempted({ provider: provider.name, model: facts.model, httpStatus, latencyMs })
+      return result
+    }
+    const httpStatus = result.failure.kind === 'status' ? result.failure.status : undefined
+    span?.failed(httpStatus, result.error.message)
+    state.attempted(
+      {
+        provider: provider.name,
+        model: facts.model,
+        latencyMs,
+        ...(httpStatus === undefined ? {} : { httpStatus }),
+        error: result.error.message,
+      },
+      { hold: undefined },
+    )
+    if (facts.hold) await this.releaseHold(facts)
+    if (httpStatus === 401) upstream.unauthorized?.()
+    if (keyFailing(result.failure)) void deps.keyHealth.coolDown(key.id, coolDownMs(result.failure)).catch(() => undefined)
+    return result
   }
 
   /** The egress policy's fetch for an organisation's own base URL; none for the operator's, which is trusted. */
