@@ -117,13 +117,15 @@ for (const dialect of DIALECTS) {
           secretPrefix: 'whsec_x',
           createdAt: new Date(),
         })
-      const ids = Object.fromEntries(['first', 'second', 'disabled', 'budgets', 'bystander'].map((n) => [n, crypto.randomUUID()]))
-      await hook(first, ids.first as string, ['request.completed'])
-      await hook(second, ids.second as string, ['request.completed', 'budget.exceeded'])
-      await hook(second, ids.disabled as string, ['request.completed'])
-      await t.store.deliveries.disable(ids.disabled as string, new Date())
-      await hook(second, ids.budgets as string, ['budget.exceeded'])
-      await hook(bystander, ids.bystander as string, ['request.completed'])
+      const [firstHook, secondHook, disabledHook, budgetsHook, bystanderHook] = Array.from({ length: 5 }, () =>
+        crypto.randomUUID(),
+      ) as [string, string, string, string, string]
+      await hook(first, firstHook, ['request.completed'])
+      await hook(second, secondHook, ['request.completed', 'budget.exceeded'])
+      await hook(second, disabledHook, ['request.completed'])
+      await t.store.deliveries.disable(disabledHook, new Date())
+      await hook(second, budgetsHook, ['budget.exceeded'])
+      await hook(bystander, bystanderHook, ['request.completed'])
 
       const calls = [
         entry(crypto.randomUUID(), first, 'a'),
@@ -138,8 +140,8 @@ for (const dialect of DIALECTS) {
         [first, second, bystander],
       )
       const to = (webhook: string) => sent.filter((row) => row.webhook_id === webhook)
-      expect(to(ids.first as string).map((row) => row.org_id)).toEqual([first])
-      expect(to(ids.second as string).map((row) => row.org_id)).toEqual([second, second])
+      expect(to(firstHook).map((row) => row.org_id)).toEqual([first])
+      expect(to(secondHook).map((row) => row.org_id)).toEqual([second, second])
       expect(sent).toHaveLength(3)
     })
 
