@@ -124,8 +124,11 @@ const withoutStreamOptions: WireFamily = {
   isInjectedUsageEvent: () => false,
 }
 
-/** The URL of an OpenAI-style path at a base URL that includes its `/v1` (as the OpenAI SDK's `baseURL` does). */
-const at = (baseUrl: string, path: string) => `${withoutTrailingSlashes(baseUrl)}${path.slice('/v1'.length)}`
+/** An OpenAI-style path below its `/v1`: base URLs include it, as the OpenAI SDK's `baseURL` does. */
+const underV1 = (path: string) => path.slice('/v1'.length)
+
+/** The URL of an OpenAI-style path at a base URL. */
+const at = (baseUrl: string, path: string) => `${withoutTrailingSlashes(baseUrl)}${underV1(path)}`
 
 /** A bearer key, when there is one (a self-hosted server may take none). */
 function bearer(apiKey: string | undefined): Headers {
@@ -173,6 +176,6 @@ export const azure: ProviderAdapter = {
     const headers = new Headers({ 'content-type': 'application/json' })
     if (credentials.apiKey) headers.set('api-key', credentials.apiKey)
     const deployment = `${withoutTrailingSlashes(credentials.baseUrl)}/openai/deployments/${encodeURIComponent(model)}`
-    return { url: `${at(deployment, path)}?api-version=${credentials.apiVersion ?? AZURE_API_VERSION}`, headers }
+    return { url: `${deployment}${underV1(path)}?api-version=${credentials.apiVersion ?? AZURE_API_VERSION}`, headers }
   },
 }
