@@ -1,4 +1,5 @@
 import { badRequest } from '../errors'
+import { remembered } from '../util/remembered'
 import type { ValueOrPromise } from '../util/value-or-promise'
 import type { Decision } from './algorithms'
 import { formatPolicy, type Policy, parsePolicyHeader, type Segment } from './policy'
@@ -37,7 +38,9 @@ const CENTS_PER_USD = 100
 
 /** What encodeURIComponent leaves as it is anyway: most model names, user ids and policies need no escaping. */
 const PLAIN = /^[\w.!~*'()-]*$/
-const escaped = (part: string) => (PLAIN.test(part) ? part : encodeURIComponent(part))
+/** A deployment's model ids with a `:` (Bedrock's versions, Ollama's tags) are escaped once, not on every call. */
+const escapedOnce = remembered(encodeURIComponent)
+const escaped = (part: string) => (PLAIN.test(part) ? part : escapedOnce(part))
 
 /**
  * Keys of one organisation share its hash tag, so one Lua script may touch them all on a cluster.
