@@ -188,6 +188,8 @@ function* generate(mainOrg: string, otherOrg: string, expected: Expected): Gener
       cached: false,
       fallbackChainId: null,
       cacheSavedNano: null,
+      downgradedFrom: null,
+      creditsRemainingNano: null,
       error: failed ? failure.error : null,
       createdAt: new Date(at),
     }

@@ -82,8 +82,8 @@ const VARIABLES = {
   GW_META_MAX_ENTRIES: {
     accepts: matching('^[1-9][0-9]{2,5}$'),
     allowed:
-      "a whole number from 100 to 999999: the most calls' metadata this instance keeps in memory (about 200 bytes each, the oldest dropped first; with Redis, only while Redis is away)",
-    fallback: '200000',
+      "a whole number from 100 to 999999: the most recent calls' metadata this instance keeps in memory (about 200 bytes each, the oldest dropped first; older calls are read back from the request log; with Redis, only while Redis is away)",
+    fallback: '20000',
   },
   GW_REQUEST_RETENTION_DAYS: {
     accepts: matching('^[1-9][0-9]{0,3}$'),

@@ -127,7 +127,13 @@ export function createServices(deps: AppDeps, serving: Serving = createServing(d
       maxBodyBytes,
       now: deps.now,
     }),
-    gatewayInfo: new GatewayInfo({ store: deps.store, meta: deps.meta, providers: deps.gateway.providers, now: deps.now }),
+    gatewayInfo: new GatewayInfo({
+      store: deps.store,
+      meta: deps.meta,
+      metaTtlSeconds: deps.gateway.metaTtlSeconds,
+      providers: deps.gateway.providers,
+      now: deps.now,
+    }),
   }
 }
 

@@ -10,7 +10,7 @@ describe('configuration from the environment', () => {
       dataDir: './gw-data',
       database: { kind: 'sqlite', path: './gw-data/gw.db' },
       metaTtlSeconds: 300,
-      metaMaxEntries: 200_000,
+      metaMaxEntries: 20_000,
       globalRateLimit: { requests: 1000, windowSeconds: 60 },
       logLevel: 'info',
     })

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import Redis from 'ioredis'
-import { type GatewayMeta, MemoryMetaStore, type MetaStore, RedisMetaStore } from '../src/gateway/meta/store'
+import { type GatewayMeta, MemoryMetaStore, type MetaStore, RedisMetaStore, type StoredMeta } from '../src/gateway/meta/store'
+import { CALL_COST_NANO, putLimit } from './support/budgets'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
-import { createHarness, type Harness, type Org } from './support/harness'
+import { createHarness, DIALECTS, type Harness, type Org } from './support/harness'
 import { serviceUrl } from './support/services'
 
 let fake: FakeProvider
@@ -12,9 +13,11 @@ let h: Harness
 let a: Org
 let b: Org
 
+// The store and the request log's records keep time by the same clock, as they do in gw.
 const harness = (meta: MetaStore) =>
   createHarness({
     meta,
+    now: () => clock,
     providers: providersAt(fake),
   })
 
@@ -239,4 +242,115 @@ describe('the in-process metadata store', () => {
       for (const id of recentIds.slice(-fits)) expect(await store.get(id)).toEqual(latest.get(id))
     },
   )
+})
+
+/** An in-process store that holds only the latest call, and remembers every entry it was given. */
+class ForgetfulMetaStore implements MetaStore {
+  readonly given = new Map<string, StoredMeta>()
+  private readonly held = new MemoryMetaStore(1)
+
+  put(entry: StoredMeta, ttlSeconds: number): void {
+    this.given.set(entry.meta.requestId, structuredClone(entry))
+    this.held.put(entry, ttlSeconds)
+  }
+
+  get(requestId: string): Promise<StoredMeta | undefined> {
+    return this.held.get(requestId)
+  }
+}
+
+describe.each(DIALECTS)('the lookup of a call the store no longer holds, from its record, on %s', (dialect) => {
+  let world: Harness
+  let store: ForgetfulMetaStore
+  let org: Org
+  let other: Org
+  beforeAll(async () => {
+    store = new ForgetfulMetaStore()
+    world = await createHarness({ dialect, meta: store, now: () => clock, providers: providersAt(fake) })
+    org = await world.org()
+    other = await world.org()
+    for (const { orgId } of [org, other]) await world.services.organizations.addCredits(orgId, 10)
+  })
+  afterAll(() => world.close())
+
+  const lookup = (id: string, token = org.apiKey) => world.request('GET', `/gateway/v1/meta/${id}`, { token })
+  /** Calls until one more pushes this one out of the store, and its record is written. */
+  const forgotten = async (id: string) => {
+    await call(world, other.apiKey)
+    await world.requestLog.flush()
+    expect(await store.get(id)).toBeUndefined()
+  }
+
+  test('answers exactly what the store answered, for every kind of call', async () => {
+    // An organisation of its own: its budget must not limit the other tests' calls.
+    const spender = await world.org()
+    await world.services.organizations.addCredits(spender.orgId, 10)
+    const ids: string[] = []
+    const send = async (body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+      const response = await world.request('POST', '/v1/chat/completions', {
+        token: spender.apiKey,
+        headers,
+        body: { model: 'gpt-4o', max_tokens: 500, messages: [{ role: 'user', content: 'x'.repeat(1_100) }], ...body },
+      })
+      await response.arrayBuffer()
+      ids.push(response.headers.get('gw-id') as string)
+      return response
+    }
+    // Billed to the credits (creditsRemaining), passthrough, one attempt.
+    await send()
+    // Translated, with what the translation dropped.
+    expect((await send({ model: 'claude-sonnet-4-5', seed: 3 })).headers.get('gw-translation-warning')).toBe('dropped: seed')
+    // The provider failed, after its retries.
+    expect((await send({ messages: [{ role: 'user', content: 'fake:error:500' }] })).status).toBe(500)
+    // Answered from the cache: nothing called, a saving.
+    const twice = { messages: [{ role: 'user', content: 'x'.repeat(1_100) + ' twice' }] }
+    await send(twice, { 'Gw-Cache-Enabled': 'true' })
+    expect((await send(twice, { 'Gw-Cache-Enabled': 'true' })).headers.get('gw-cache')).toBe('HIT')
+    // Served by a cheaper model once a budget's downgrade applied.
+    // The calls above spent two to three gpt-4o calls' cost: more than a tenth of a limit of ten.
+    await world.requestLog.flush()
+    const limit = (10 * CALL_COST_NANO) / 1e9
+    await putLimit(world, spender, { scope: { kind: 'org' }, metric: 'usd', limit, window: 'day', action: 'downgrade' })
+    const mapping = { fromModel: 'gpt-4o', toModel: 'claude-3-5-haiku', atPercent: 10 }
+    expect(
+      (await world.request('POST', '/v1/budget/downgrade-mappings', { token: spender.ownerSession, body: mapping })).status,
+    ).toBe(201)
+    expect((await send()).headers.get('gw-downgraded-from')).toBe('gpt-4o')
+    await forgotten(ids.at(-1) as string)
+
+    const given = ids.map((id) => store.given.get(id)?.meta)
+    expect(given.map((meta) => meta && Object.keys(meta).sort())).toContainEqual(expect.arrayContaining(['creditsRemaining']))
+    for (const field of ['translationWarning', 'cached', 'cacheSavings', 'downgradedFrom'])
+      expect(given.some((meta) => meta && field in meta)).toBe(true)
+    expect(given.some((meta) => meta?.status === 'error')).toBe(true)
+    for (const [i, id] of ids.entries()) {
+      const response = await lookup(id, spender.apiKey)
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual(JSON.parse(JSON.stringify(given[i])))
+    }
+  })
+
+  test("another organisation's call is 404 and shows nothing of it; an unknown id is 202", async () => {
+    const id = await call(world, org.apiKey)
+    await forgotten(id)
+    const response = await lookup(id, other.apiKey)
+    expect(response.status).toBe(404)
+    expect(await response.text()).not.toContain('gpt-4o')
+    expect((await lookup(crypto.randomUUID())).status).toBe(202)
+  })
+
+  test('the id is matched whatever its case', async () => {
+    const id = await call(world, org.apiKey)
+    await forgotten(id)
+    expect((await lookup(id.toUpperCase())).status).toBe(200)
+  })
+
+  test('it lapses 300 seconds after the call finished, as the store would', async () => {
+    const id = await call(world, org.apiKey)
+    await forgotten(id)
+    clock += 299_000
+    expect((await lookup(id)).status).toBe(200)
+    clock += 1_001
+    expect(await (await lookup(id)).json()).toEqual({ status: 'pending' })
+  })
 })

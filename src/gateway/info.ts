@@ -4,7 +4,8 @@ import { notFound } from '../errors'
 import { priceFor } from '../money/cost'
 import { type ModelPrice, PRICE_TABLE } from '../money/prices'
 import type { Store } from '../store/store'
-import type { GatewayMeta, MetaStore } from './meta/store'
+import { lapsesAt, metaOfRecord } from './meta/of-record'
+import type { GatewayMeta, MetaStore, StoredMeta } from './meta/store'
 import { operatorConfigured, PROVIDERS } from './providers/registry'
 
 const modelOf = (row: ModelPrice) => ({ id: row.model, object: 'model' as const, created: 0, owned_by: row.provider })
@@ -17,6 +18,8 @@ export class GatewayInfo {
     private readonly deps: {
       store: Store
       meta: MetaStore
+      /** How long after it finished a call's metadata is answered (spec 4.2: 300 s). */
+      metaTtlSeconds: number
       providers: OperatorProviders
       now?: () => number
     },
@@ -72,9 +75,19 @@ export class GatewayInfo {
    * not disclosed beyond "not yours".
    */
   async meta(principal: Principal, requestId: string): Promise<GatewayMeta | 'pending'> {
-    const entry = await this.deps.meta.get(requestId)
+    const entry = (await this.deps.meta.get(requestId)) ?? (await this.recorded(requestId.toLowerCase()))
     if (!entry) return 'pending'
     if (entry.orgId !== principal.orgId) throw notFound('request')
     return entry.meta
+  }
+
+  /**
+   * The call's metadata from its record, within the same lifetime, for a call the store no longer
+   * holds. A call whose record is not written yet (the writer's batches are about 50 ms apart) is in
+   * the store, which keeps far more than that.
+   */
+  private async recorded(id: string): Promise<StoredMeta | undefined> {
+    const record = await this.deps.store.requests.ofAnyOrganization(id)
+    return record && lapsesAt(record, this.deps.metaTtlSeconds) > this.now() ? metaOfRecord(record) : undefined
   }
 }

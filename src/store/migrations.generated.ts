@@ -25,6 +25,7 @@ import pg21 from '../../drizzle/pg/0021_a2a_agents.sql' with { type: 'text' }
 import pg22 from '../../drizzle/pg/0022_tool_rates.sql' with { type: 'text' }
 import pg23 from '../../drizzle/pg/0023_add_request_retention.sql' with { type: 'text' }
 import pg24 from '../../drizzle/pg/0024_add_provider_key_settings.sql' with { type: 'text' }
+import pg25 from '../../drizzle/pg/0025_add_request_meta_columns.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -50,6 +51,7 @@ import sqlite21 from '../../drizzle/sqlite/0021_a2a_agents.sql' with { type: 'te
 import sqlite22 from '../../drizzle/sqlite/0022_tool_rates.sql' with { type: 'text' }
 import sqlite23 from '../../drizzle/sqlite/0023_add_request_retention.sql' with { type: 'text' }
 import sqlite24 from '../../drizzle/sqlite/0024_add_provider_key_settings.sql' with { type: 'text' }
+import sqlite25 from '../../drizzle/sqlite/0025_add_request_meta_columns.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -78,6 +80,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0022_tool_rates', sql: sqlite22 },
   { tag: '0023_add_request_retention', sql: sqlite23 },
   { tag: '0024_add_provider_key_settings', sql: sqlite24 },
+  { tag: '0025_add_request_meta_columns', sql: sqlite25 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -106,6 +109,7 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0022_tool_rates', sql: pg22 },
   { tag: '0023_add_request_retention', sql: pg23 },
   { tag: '0024_add_provider_key_settings', sql: pg24 },
+  { tag: '0025_add_request_meta_columns', sql: pg25 },
 ]
 
 /** What every SQLite migration above ends at, created at once on a database that has none of them (see migrate.ts). */
@@ -114,7 +118,7 @@ export const sqliteFreshSchema: readonly string[] = [
   'CREATE TABLE `audit_log` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`actor_id` text,\n\t`principal_kind` text NOT NULL,\n\t`action` text NOT NULL,\n\t`target` text,\n\t`source_ip` text,\n\t`outcome` text NOT NULL,\n\t`detail` text,\n\t`created_at` integer NOT NULL\n)',
   'CREATE TABLE `memberships` (\n\t`org_id` text NOT NULL,\n\t`user_id` text NOT NULL,\n\t`role` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tPRIMARY KEY(`org_id`, `user_id`),\n\tFOREIGN KEY (`org_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade,\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n)',
   "CREATE TABLE `organizations` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`name` text NOT NULL,\n\t`tier` text NOT NULL,\n\t`credit_balance_nano` integer DEFAULT 0 NOT NULL,\n\t`created_at` integer NOT NULL\n, `team_visibility` text DEFAULT 'all' NOT NULL)",
-  'CREATE TABLE `requests` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`api_key_id` text,\n\t`user_id` text,\n\t`session_id` text,\n\t`properties` text,\n\t`provider` text NOT NULL,\n\t`model` text NOT NULL,\n\t`path` text NOT NULL,\n\t`gateway_mode` text,\n\t`translation_warning` text,\n\t`status` text NOT NULL,\n\t`http_status` integer NOT NULL,\n\t`latency_ms` integer,\n\t`time_to_first_token_ms` integer,\n\t`prompt_tokens` integer,\n\t`completion_tokens` integer,\n\t`cache_read_tokens` integer,\n\t`cache_write_tokens` integer,\n\t`total_tokens` integer,\n\t`cost_nano` integer,\n\t`estimated_cost_nano` integer,\n\t`ptb` integer DEFAULT false NOT NULL,\n\t`error` text,\n\t`created_at` integer NOT NULL\n, `cost_note` text, `country` text, `customer_id` text, `stripe_customer_id` text, `member_id` text, `price_source` text, `attempts` text, `cached` integer DEFAULT false NOT NULL, `fallback_chain_id` text, `cache_saved_nano` integer)',
+  'CREATE TABLE `requests` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`api_key_id` text,\n\t`user_id` text,\n\t`session_id` text,\n\t`properties` text,\n\t`provider` text NOT NULL,\n\t`model` text NOT NULL,\n\t`path` text NOT NULL,\n\t`gateway_mode` text,\n\t`translation_warning` text,\n\t`status` text NOT NULL,\n\t`http_status` integer NOT NULL,\n\t`latency_ms` integer,\n\t`time_to_first_token_ms` integer,\n\t`prompt_tokens` integer,\n\t`completion_tokens` integer,\n\t`cache_read_tokens` integer,\n\t`cache_write_tokens` integer,\n\t`total_tokens` integer,\n\t`cost_nano` integer,\n\t`estimated_cost_nano` integer,\n\t`ptb` integer DEFAULT false NOT NULL,\n\t`error` text,\n\t`created_at` integer NOT NULL\n, `cost_note` text, `country` text, `customer_id` text, `stripe_customer_id` text, `member_id` text, `price_source` text, `attempts` text, `cached` integer DEFAULT false NOT NULL, `fallback_chain_id` text, `cache_saved_nano` integer, `downgraded_from` text, `credits_remaining_nano` integer)',
   'CREATE TABLE `roles` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`org_id` text NOT NULL,\n\t`name` text NOT NULL,\n\t`permissions` text NOT NULL,\n\t`archived_at` integer,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`org_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade\n)',
   'CREATE TABLE `sessions` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`user_id` text NOT NULL,\n\t`org_id` text NOT NULL,\n\t`secret_hash` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`expires_at` integer NOT NULL,\n\t`revoked_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,\n\tFOREIGN KEY (`org_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade\n)',
   'CREATE TABLE `team_members` (\n\t`team_id` text NOT NULL,\n\t`user_id` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tPRIMARY KEY(`team_id`, `user_id`),\n\tFOREIGN KEY (`team_id`) REFERENCES `teams`(`id`) ON UPDATE no action ON DELETE cascade,\n\tFOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade\n)',

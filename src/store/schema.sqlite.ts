@@ -219,7 +219,7 @@ export const requests = table(
     error: text('error'),
     /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
     country: text('country'),
-    /** Every provider call the request took (retries, other keys, fallback steps), when it took more than one. */
+    /** Every provider call the request took (retries, other keys, fallback steps); empty when it called none. */
     attempts: json('attempts').$type<CallAttempt[]>(),
     /** Answered from gw's response cache: no provider was called, nothing was charged. */
     cached: bool('cached').notNull().default(false),
@@ -227,6 +227,10 @@ export const requests = table(
     fallbackChainId: text('fallback_chain_id'),
     /** What a cached answer would have cost had the provider been called again. */
     cacheSavedNano: int64('cache_saved_nano'),
+    /** The model the caller asked for, when a budget's downgrade had another serve the call. */
+    downgradedFrom: text('downgraded_from'),
+    /** The organisation's credits left after a call billed to them (PTB), as its metadata says. */
+    creditsRemainingNano: int64('credits_remaining_nano'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -37,6 +37,8 @@ export const requestRecord = (fields: Partial<RequestRecord> & Pick<RequestRecor
   cached: false,
   fallbackChainId: null,
   cacheSavedNano: null,
+  downgradedFrom: null,
+  creditsRemainingNano: null,
   createdAt: new Date(Date.UTC(2026, 0, 1)),
   ...fields,
 })

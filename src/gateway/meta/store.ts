@@ -60,10 +60,11 @@ function hashOf(id: string): number {
 }
 
 /**
- * In-process, bounded, and off the JavaScript heap. At 670 req/s or more the store holds its 200,000
- * entries (spec 4.2 keeps each 300 s); as objects in a Map they were about 90 MB of heap that every
- * young-generation collection walked again (pauses of about 3 ms instead of 0.5). Here they are bytes
- * the collector never looks into: entries are appended to chunks (1 MiB for the default bound),
+ * In-process, bounded, and off the JavaScript heap. It holds the most recent calls (GW_META_MAX_ENTRIES;
+ * the lookup reads older ones, within their 300 s, from the request log). As objects in a Map, 200,000
+ * entries were about 90 MB of heap that every young-generation collection walked again (pauses of
+ * about 3 ms instead of 0.5). Here they are bytes the collector never looks into: entries are
+ * appended to chunks (512 KiB for the default bound),
  * allocated as they are needed and let go when their entries are gone, and found through an
  * open-addressing index in a typed array.
  *
@@ -89,7 +90,7 @@ export class MemoryMetaStore implements MetaStore {
   private readonly scratch = new Uint8Array(4096)
 
   constructor(
-    private readonly maxEntries = 200_000,
+    private readonly maxEntries = 20_000,
     private readonly now: () => number = Date.now,
   ) {
     const budget = Math.max(64 * 1024, maxEntries * BYTES_PER_ENTRY)
@@ -289,8 +290,8 @@ export class RedisMetaStore implements MetaStore {
 /**
  * Redis while it answers; this instance's own memory while the breaker keeps calls off it. A record
  * put during an outage stays here for its lifetime, so this instance still answers for it after Redis
- * is back. A lookup of a request another instance served during the outage finds nothing here and
- * answers 202 pending, the spec's answer for an id it does not know (4.2), not an error.
+ * is back. A lookup of a request another instance served during the outage finds nothing here; the
+ * lookup then reads the request's record, once it is written to the shared database.
  */
 export class FailoverMetaStore implements MetaStore {
   constructor(

@@ -228,6 +228,8 @@ const RECORD_FIELDS = [
   'cached',
   'fallbackChainId',
   'cacheSavedNano',
+  'downgradedFrom',
+  'creditsRemainingNano',
   'createdAt',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>
 // A field added to RequestRecord and not to the list above fails to compile here.

@@ -67,6 +67,7 @@ function callRecord(
   model: string,
   cost: number | undefined,
   endedAt: number,
+  creditsLeft: number | undefined,
 ): RequestRecord {
   const { principal, caller } = facts
   const usage = outcome.usage
@@ -101,10 +102,12 @@ function callRecord(
     ptb: facts.ptb,
     error: outcome.error ?? null,
     country: caller.country,
-    attempts: facts.attempts && facts.attempts.length > 1 ? [...facts.attempts] : null,
+    attempts: facts.attempts?.length ? [...facts.attempts] : null,
     cached: facts.cacheHit !== undefined,
     fallbackChainId: facts.chainId ?? null,
     cacheSavedNano: facts.cacheHit?.savedNano ?? null,
+    downgradedFrom: facts.downgradedFrom ?? null,
+    creditsRemainingNano: creditsLeft ?? null,
     createdAt: new Date(facts.startedAt),
   }
 }
@@ -173,13 +176,16 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
     request: () => facts.requestBody.text(),
     response: () => facts.responseBody.text(),
   })
+  // Read before the record is queued, which takes the call's cost from what the balance reads.
+  const billed = facts.ptb && cost !== undefined && cost > 0 ? cost : 0
+  const balance = billed > 0 ? deps.credits.balance(principal.orgId) : undefined
+  const creditsLeft = balance === undefined ? undefined : (balance instanceof Promise ? await balance : balance) - billed
   // The writer scans the request body and applies the policy, off the answer's path.
   deps.requestLog.record({
-    record: callRecord(facts, outcome, model, cost, endedAt),
+    record: callRecord(facts, outcome, model, cost, endedAt, creditsLeft),
     bodies: { request: facts.requestBody, response: facts.responseBody, policy },
   })
-  const balance = facts.ptb && cost !== undefined && cost > 0 ? deps.credits.balance(principal.orgId) : undefined
-  const creditsRemaining = balance === undefined ? undefined : nanoToUsd(balance instanceof Promise ? await balance : balance)
+  const creditsRemaining = creditsLeft === undefined ? undefined : nanoToUsd(creditsLeft)
   // Written field by field: a spread of a small object for each optional field was a dozen objects a call.
   const meta: GatewayMeta = { requestId: facts.requestId, provider: facts.provider, model, status: outcome.status }
   if (cost !== undefined) meta.requestCost = nanoToUsd(cost)

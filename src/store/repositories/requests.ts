@@ -40,7 +40,7 @@ export interface RequestRecord {
   ptb: boolean
   error: string | null
   country: string | null
-  /** Every provider call the request took, when it took more than one. */
+  /** Every provider call the request took; null when it called none. */
   attempts: CallAttempt[] | null
   /** Answered from gw's response cache. */
   cached: boolean
@@ -48,6 +48,10 @@ export interface RequestRecord {
   fallbackChainId: string | null
   /** What a cached answer would have cost from the provider. */
   cacheSavedNano: number | null
+  /** The model the caller asked for, when a budget's downgrade had another serve the call. */
+  downgradedFrom: string | null
+  /** The credits (nano-USD) a call billed to them (PTB) left the organisation. */
+  creditsRemainingNano: number | null
   createdAt: Date
 }
 
@@ -139,6 +143,15 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
         for (const row of rows) written.add(row.id)
       }
       return written
+    },
+    /**
+     * A request by its id alone, whichever organisation's it is: only for the metadata lookup, whose
+     * answer depends on the owner (spec 4.2: another organisation's id is 404, an unknown one 202), and
+     * which compares the owner before it shows anything.
+     */
+    async ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
+      const [row] = await orm.select().from(requests).where(eq(requests.id, id)).limit(1)
+      return row
     },
     /** Scoped by organisation: another organisation's request is not found. */
     async get(orgId: string, id: string): Promise<RequestRecord | undefined> {
