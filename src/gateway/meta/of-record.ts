@@ -3,10 +3,11 @@ import type { RequestRecord } from '../../store/repositories/requests'
 import type { GatewayMeta, StoredMeta } from './store'
 
 /**
- * A finished call's metadata read back from its request-log record: what settlement put in the
- * metadata store, field for field. The lookup falls back on it when the store no longer holds the call
- * (its bound passed at a high rate, another instance served it, a restart), so spec 4.2's 300 seconds
- * do not depend on how much memory the store may take.
+ * A finished call's metadata, from its request-log record: settlement puts this in the store, and the
+ * lookup reads it back from the log when the store no longer holds the call (its bound passed at a
+ * high rate, another instance served it, a restart), so spec 4.2's 300 seconds do not depend on how
+ * much memory the store may take. Written field by field: a spread of a small object for each
+ * optional field was a dozen objects a call.
  */
 export function metaOfRecord(record: RequestRecord): StoredMeta {
   const meta: GatewayMeta = { requestId: record.id, provider: record.provider, model: record.model, status: record.status }

@@ -2,7 +2,7 @@ import type { BodyPolicy, BodyPolicySource } from '../../directory/call-settings
 import { isProviderName } from '../../directory/providers'
 import type { RateLimiter } from '../../limits/limiter'
 import type { Logger } from '../../log'
-import { costNano, nanoToUsd } from '../../money/cost'
+import { costNano } from '../../money/cost'
 import type { PricedModel, PriceSource } from '../../money/price-book'
 import { unitsCostNano } from '../../money/unit-prices'
 import { totalTokens, type Usage } from '../../money/usage'
@@ -11,6 +11,7 @@ import type { BudgetEnforcer, Used } from '../../spend/enforcer'
 import type { RequestRecord } from '../../store/repositories/requests'
 import type { ValueOrPromise } from '../../util/value-or-promise'
 import type { CallFacts } from '../call'
+import { metaOfRecord } from '../meta/of-record'
 import type { GatewayMeta, MetaStore } from '../meta/store'
 import type { RequestLog } from '../request-log/request-log'
 import { warningWith } from '../translate/pairs'
@@ -180,27 +181,13 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   const billed = facts.ptb && cost !== undefined && cost > 0 ? cost : 0
   const balance = billed > 0 ? deps.credits.balance(principal.orgId) : undefined
   const creditsLeft = balance === undefined ? undefined : (balance instanceof Promise ? await balance : balance) - billed
+  const record = callRecord(facts, outcome, model, cost, endedAt, creditsLeft)
   // The writer scans the request body and applies the policy, off the answer's path.
-  deps.requestLog.record({
-    record: callRecord(facts, outcome, model, cost, endedAt, creditsLeft),
-    bodies: { request: facts.requestBody, response: facts.responseBody, policy },
-  })
-  const creditsRemaining = creditsLeft === undefined ? undefined : nanoToUsd(creditsLeft)
-  // Written field by field: a spread of a small object for each optional field was a dozen objects a call.
-  const meta: GatewayMeta = { requestId: facts.requestId, provider: facts.provider, model, status: outcome.status }
-  if (cost !== undefined) meta.requestCost = nanoToUsd(cost)
-  if (facts.estimatedCostNano !== undefined) meta.estimatedCost = nanoToUsd(facts.estimatedCostNano)
-  if (creditsRemaining !== undefined) meta.creditsRemaining = creditsRemaining
-  meta.gatewayMode = facts.mode
-  if (facts.translationWarning) meta.translationWarning = facts.translationWarning
-  if (facts.downgradedFrom) meta.downgradedFrom = facts.downgradedFrom
-  if (facts.attempts?.length) meta.attempts = [...facts.attempts]
-  if (facts.cacheHit) {
-    meta.cached = true
-    if (facts.cacheHit.savedNano !== undefined) meta.cacheSavings = nanoToUsd(facts.cacheHit.savedNano)
-  }
+  deps.requestLog.record({ record, bodies: { request: facts.requestBody, response: facts.responseBody, policy } })
+  // From the record, as the lookup reads it back once the store has let it go: the same by construction.
+  const stored = metaOfRecord(record)
   try {
-    const storing = deps.meta.put({ orgId: principal.orgId, meta }, deps.metaTtlSeconds)
+    const storing = deps.meta.put(stored, deps.metaTtlSeconds)
     if (storing instanceof Promise) await storing
   } catch (error) {
     deps.log.warn('metadata not stored; the lookup will answer pending', { requestId: facts.requestId, error: String(error) })
@@ -215,5 +202,5 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
       httpStatus: outcome.httpStatus,
       ptb: facts.ptb,
     })
-  return meta
+  return stored.meta
 }
