@@ -219,7 +219,7 @@ export const requests = table(
     error: text('error'),
     /** ISO 3166-1 alpha-2, from the header a trusted proxy sets (GW_COUNTRY_HEADER); null when unknown. */
     country: text('country'),
-    /** Every provider call the request took (retries, other keys, fallback steps); empty when it called none. */
+    /** Every provider call the request took (retries, other keys, fallback steps); null when it called none. */
     attempts: json('attempts').$type<CallAttempt[]>(),
     /** Answered from gw's response cache: no provider was called, nothing was charged. */
     cached: bool('cached').notNull().default(false),
