@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import type { WritableEntry } from '../src/gateway/request-log/request-log'
 import { batchText, entriesOf, ThreadedLogWriter } from '../src/gateway/request-log/writer'
+import { FUZZ_SEEDS } from './support/fuzz-seeds'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
 
@@ -29,6 +31,34 @@ describe('an entry on its way to the writer thread', () => {
       }),
     }
     expect(entriesOf(batchText([withBodies, withProperties]))).toEqual([withBodies, withProperties])
+  })
+
+  test('every body arrives exactly, whatever its text (lone surrogates, quotes, empty) and whichever entries have bodies', () => {
+    // Any UTF-16 code unit, a lone surrogate included: a body is sent as text, never re-encoded.
+    const text = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 40 })
+    const anEntry = fc.record({
+      id: fc.uuid(),
+      bodies: fc.option(
+        fc.record({
+          request: text,
+          response: text,
+          truncated: fc.boolean(),
+          policy: fc.record({ store: fc.boolean(), redact: fc.boolean() }),
+        }),
+        { nil: undefined },
+      ),
+    })
+    for (const seed of FUZZ_SEEDS)
+      fc.assert(
+        fc.property(fc.array(anEntry, { maxLength: 8 }), (drawn) => {
+          const batch: WritableEntry[] = drawn.map(({ id, bodies }) => ({
+            record: requestRecord({ id, orgId: 'org', createdAt: new Date(Date.UTC(2026, 10, 27)) }),
+            ...(bodies ? { bodies } : {}),
+          }))
+          expect(entriesOf(batchText(batch))).toEqual(batch)
+        }),
+        { numRuns: 200, seed },
+      )
   })
 })
 

@@ -303,7 +303,7 @@ describe.each(DIALECTS)('the lookup of a call the store no longer holds, from it
     // The provider failed, after its retries.
     expect((await send({ messages: [{ role: 'user', content: 'fake:error:500' }] })).status).toBe(500)
     // Answered from the cache: nothing called, a saving.
-    const twice = { messages: [{ role: 'user', content: 'x'.repeat(1_100) + ' twice' }] }
+    const twice = { messages: [{ role: 'user', content: `${'x'.repeat(1_100)} twice` }] }
     await send(twice, { 'Gw-Cache-Enabled': 'true' })
     expect((await send(twice, { 'Gw-Cache-Enabled': 'true' })).headers.get('gw-cache')).toBe('HIT')
     // Served by a cheaper model once a budget's downgrade applied.
