@@ -177,12 +177,23 @@ for (const dialect of DIALECTS) {
 
     test('text a column cannot hold (NUL) is stored with U+FFFD in its place, on every dialect', async () => {
       const withNul: WritableEntry = {
-        record: { ...entry('w8', orgId, 'x').record, error: 'provider said a\u0000b', model: 'm\u0000' },
+        record: {
+          ...entry('w8', orgId, 'x').record,
+          error: 'provider said a\u0000b',
+          model: 'm\u0000',
+          downgradedFrom: 'big\u0000',
+          attempts: [{ provider: 'openai', model: 'm\u0000', httpStatus: 400, error: 'provider said a\u0000b', latencyMs: 1 }],
+        },
         bodies: { request: 'raw\u0000body', response: '', truncated: false, policy: { store: true, redact: false } },
       }
       expect((await writer.write([withNul]))?.setAside).toEqual([])
       const [row] = await t.store.requests.getMany(orgId, ['w8'])
-      expect(row).toMatchObject({ error: 'provider said a\uFFFDb', model: 'm\uFFFD' })
+      expect(row).toMatchObject({
+        error: 'provider said a\uFFFDb',
+        model: 'm\uFFFD',
+        downgradedFrom: 'big\uFFFD',
+        attempts: [{ provider: 'openai', model: 'm\uFFFD', httpStatus: 400, error: 'provider said a\uFFFDb', latencyMs: 1 }],
+      })
       expect((await t.store.requestBodies.get(orgId, 'w8'))?.requestBody).toBe('raw\uFFFDbody')
     })
   })

@@ -3,6 +3,7 @@ import { redactPii } from '../../security/pii'
 import { scanRequestBody } from '../../security/scan'
 import type { DatabaseLocation } from '../../store/database'
 import { errorMessage, storeFault } from '../../store/faults'
+import type { CallAttempt } from '../../store/json-columns'
 import type { RequestBodyRecord } from '../../store/repositories/request-bodies'
 import type { RequestFlag } from '../../store/repositories/request-flags'
 import type { RequestRecord } from '../../store/repositories/requests'
@@ -33,22 +34,47 @@ const RECORD_TEXT_FIELDS = [
   'error',
   'country',
   'fallbackChainId',
+  'downgradedFrom',
+  'memberId',
+  'priceSource',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>
+type TextField = { [K in keyof RequestRecord]: RequestRecord[K] extends string | null ? K : never }[keyof RequestRecord]
+// A text field added to RequestRecord and not to the list above fails to compile here (gw's own
+// enumerations, the mode and the status, hold no caller's text).
+const everyTextField: Exclude<TextField, (typeof RECORD_TEXT_FIELDS)[number] | 'gatewayMode' | 'status'> extends never
+  ? true
+  : never = true
+void everyTextField
+
+/** An attempt's text: its error is often the provider's own words, which may repeat what the caller sent. */
+const ATTEMPT_TEXT_FIELDS = ['provider', 'model', 'error'] as const satisfies ReadonlyArray<keyof CallAttempt>
+
+const holdsNul = (text: string | null | undefined): boolean => text?.includes('\u0000') === true
+const attemptHoldsNul = (attempt: CallAttempt): boolean => ATTEMPT_TEXT_FIELDS.some((field) => holdsNul(attempt[field]))
 
 /**
- * Text as the database can hold it: Postgres refuses NUL in a text column (SQLite takes it), so it
- * becomes U+FFFD. What the caller sends is refused at the edge when it holds one; this is for what
- * reaches a record otherwise (a provider's error message, a raw body that was not JSON).
+ * Text as the database can hold it: Postgres refuses NUL in a text column and in JSON (SQLite takes
+ * it), so it becomes U+FFFD. What the caller sends is refused at the edge when it holds one; this is
+ * for what reaches a record otherwise (a provider's error message, a raw body that was not JSON).
  */
 const storable = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text)
 
+const storableAttempt = (attempt: CallAttempt): CallAttempt => {
+  if (!attemptHoldsNul(attempt)) return attempt
+  const copy = { ...attempt, provider: storable(attempt.provider), model: storable(attempt.model) }
+  if (attempt.error !== undefined) copy.error = storable(attempt.error)
+  return copy
+}
+
 const storableRecord = (record: RequestRecord): RequestRecord => {
-  if (!RECORD_TEXT_FIELDS.some((field) => record[field]?.includes('\u0000'))) return record
+  const inText = RECORD_TEXT_FIELDS.some((field) => holdsNul(record[field]))
+  if (!inText && !record.attempts?.some(attemptHoldsNul)) return record
   const copy = { ...record }
   for (const field of RECORD_TEXT_FIELDS) {
     const value = copy[field]
     if (value !== null) copy[field] = storable(value)
   }
+  if (copy.attempts) copy.attempts = copy.attempts.map(storableAttempt)
   return copy
 }
 
