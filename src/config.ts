@@ -79,12 +79,6 @@ const VARIABLES = {
     allowed: 'at least 32 characters (default: generated into GW_DATA_DIR/secret)',
   },
   GW_META_TTL_SECONDS: { accepts: SECONDS, allowed: 'a positive integer number of seconds', fallback: '300' },
-  GW_META_MAX_ENTRIES: {
-    accepts: matching('^[1-9][0-9]{2,5}$'),
-    allowed:
-      "a whole number from 100 to 999999: the most recent calls' metadata this instance keeps in memory (about 200 bytes each, the oldest dropped first; older calls are read back from the request log; with Redis, only while Redis is away)",
-    fallback: '20000',
-  },
   GW_REQUEST_RETENTION_DAYS: {
     accepts: matching('^[1-9][0-9]{0,3}$'),
     allowed: `a whole number of days from 1 to ${MAX_RETENTION_DAYS}: request records older than that are deleted (organisations may keep them for fewer days, never more); unset: kept forever`,
@@ -275,8 +269,6 @@ export interface Config {
   /** Absent means: generate one into the data directory (see server-secret.ts). */
   secret?: string
   metaTtlSeconds: number
-  /** GW_META_MAX_ENTRIES: the in-process metadata store's bound, which is most of its memory at high rates. */
-  metaMaxEntries: number
   /** GW_REQUEST_RETENTION_DAYS: the most days request records are kept; absent: forever. */
   requestRetentionDays?: number
   upstreamTimeoutSeconds: number
@@ -330,6 +322,16 @@ function required(env: Env, name: VariableName): string {
   return value
 }
 
+/** Variables gw once read and no longer does, with why: set, `gw serve` says so once at start. */
+const RETIRED: Readonly<Record<string, string>> = {
+  GW_META_MAX_ENTRIES: 'the metadata lookup reads the request log; no store of its own is kept to bound',
+}
+
+export const retiredVariables = (env: Env = process.env): Array<{ name: string; why: string }> =>
+  Object.entries(RETIRED)
+    .filter(([name]) => env[name] !== undefined)
+    .map(([name, why]) => ({ name, why }))
+
 /** Parses the environment; throws ConfigError on the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = Number(required(env, 'GW_PORT'))
@@ -367,7 +369,6 @@ export function loadConfig(env: Env = process.env): Config {
     clickhouseUrl: read(env, 'GW_CLICKHOUSE_URL'),
     secret: read(env, 'GW_SECRET'),
     metaTtlSeconds: Number(required(env, 'GW_META_TTL_SECONDS')),
-    metaMaxEntries: Number(required(env, 'GW_META_MAX_ENTRIES')),
     requestRetentionDays: retention === undefined ? undefined : Number(retention),
     upstreamTimeoutSeconds: Number(required(env, 'GW_UPSTREAM_TIMEOUT_SECONDS')),
     maxBodyBytes: Number(required(env, 'GW_MAX_BODY_BYTES')),

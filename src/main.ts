@@ -7,7 +7,7 @@ import { MIN_PASSWORD_LENGTH } from './auth/passwords'
 import { rotateServerSecret } from './auth/secret-rotation'
 import { newServerSecret, replaceSecretFile } from './auth/server-secret'
 import { TIERS, type Tier } from './auth/tiers'
-import { ConfigError, loadConfig } from './config'
+import { ConfigError, loadConfig, retiredVariables } from './config'
 import { ApiError } from './errors'
 import { serveMetrics } from './observability/observer'
 import { openRuntime, type Runtime } from './runtime'
@@ -115,6 +115,7 @@ async function serveCommand(): Promise<void> {
   services.deliverer.start()
   normalJitPolicy()
   log.info('gw listening', { version: VERSION, url: `http://${config.host}:${server.port}`, database: runtime.db.dialect })
+  for (const { name, why } of retiredVariables()) log.warn(`${name} is no longer used and is ignored`, { why })
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return

@@ -7,7 +7,7 @@ import { EgressPolicy } from './egress/policy'
 import { MemoryResponseCache } from './gateway/cache/memory'
 import { RedisResponseCache } from './gateway/cache/redis'
 import type { ResponseCache } from './gateway/cache/store'
-import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
+import { FailoverMetaStore, type MetaStore, RedisMetaStore } from './gateway/meta/store'
 import { RequestLog } from './gateway/request-log/request-log'
 import { ThreadedLogWriter, writeEntries } from './gateway/request-log/writer'
 import { FailoverKeyHealth, type KeyHealth, MemoryKeyHealth } from './gateway/routing/key-health'
@@ -102,16 +102,10 @@ const degradedIf = (degraded: boolean): ComponentState => (degraded ? 'degraded'
 
 /**
  * The limiter, the metadata store and the invalidation bus on Redis, each falling back in process
- * behind one shared breaker. The log says when Redis goes and when it is back, once each; never the
+ * (the metadata to the request log's records) behind one shared breaker. The log says when Redis goes and when it is back, once each; never the
  * URL, which may hold a password.
  */
-export async function openRedisStores(
-  url: string,
-  log: Logger,
-  now: () => number = Date.now,
-  /** The in-process metadata store's bound, for while Redis is away; the store's own default when absent. */
-  metaMaxEntries?: number,
-): Promise<RedisStores> {
+export async function openRedisStores(url: string, log: Logger, now: () => number = Date.now): Promise<RedisStores> {
   // The connection's own reason (refused, wrong password) says more than the command it failed.
   let connectionError: string | undefined
   const client = await redisClient(url, (error) => {
@@ -126,7 +120,7 @@ export async function openRedisStores(
     onChange: (open, cause) => {
       if (open)
         log.warn(
-          'redis unavailable: limits are enforced per instance, request metadata and provider key cool-downs are kept per instance and credential changes reach this instance only, until it answers again',
+          'redis unavailable: limits are enforced per instance, request metadata is read from the request log, provider key cool-downs are kept per instance and credential changes reach this instance only, until it answers again',
           { error: connectionError ?? messageOf(cause) },
         )
       else
@@ -138,7 +132,7 @@ export async function openRedisStores(
   if (client.status !== 'ready') breaker.trip(new Error(`no connection (${client.status})`))
   const limiterStore = new FailoverLimiterStore(new RedisLimiterStore(client), new MemoryLimiterStore(now), breaker)
   const spendStore = new FailoverSpendStore(new RedisSpendStore(client), new MemorySpendStore(), breaker)
-  const meta = new FailoverMetaStore(new RedisMetaStore(client), new MemoryMetaStore(metaMaxEntries, now), breaker)
+  const meta = new FailoverMetaStore(new RedisMetaStore(client), breaker)
   const keyHealth = new FailoverKeyHealth(new RedisKeyHealth(client), new MemoryKeyHealth(now), breaker)
   const invalidations = new RedisInvalidationBus(client, log, breaker)
   const responseCache = new RedisResponseCache(client, { breaker })
@@ -187,13 +181,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       },
     },
   ]
-  let meta: MetaStore = new MemoryMetaStore(config.metaMaxEntries)
+  let meta: MetaStore | undefined
   let limiterStore: LimiterStore = new MemoryLimiterStore()
   let spendStore: SpendStore = new MemorySpendStore()
   let keyHealth: KeyHealth = new MemoryKeyHealth()
   let responseCache: ResponseCache = new MemoryResponseCache({ maxBytes: config.cacheMaxBytes })
   let invalidations: InvalidationBus = new LocalInvalidationBus()
-  const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log, Date.now, config.metaMaxEntries) : undefined
+  const redis = config.redisUrl ? await openRedisStores(config.redisUrl, log) : undefined
   if (redis) {
     meta = redis.meta
     limiterStore = redis.limiterStore

@@ -48,6 +48,14 @@ export function createServices(deps: AppDeps, serving: Serving = createServing(d
   const { shared, ...core } = serving
   const { hasher, issuer, vault, limiter, budgets, spendPolicies, recordRetention, egress, serviceUrls, maxBodyBytes } = shared
   const { authenticator, directory, accessPolicies, gateway, prices, deliverer } = core
+  const gatewayInfo = new GatewayInfo({
+    store: deps.store,
+    meta: deps.meta,
+    requestLog: deps.requestLog,
+    metaTtlSeconds: deps.gateway.metaTtlSeconds,
+    providers: deps.gateway.providers,
+    now: deps.now,
+  })
   const settings = new OrganizationSettingsService(deps.store, recordRetention, directory.callSettings, deps.now)
   const providerKeys = new ProviderKeysService(deps.store, vault, egress, directory.connections, deps.now)
   const fallbackChains = new FallbackChainsService(
@@ -70,7 +78,7 @@ export function createServices(deps: AppDeps, serving: Serving = createServing(d
     gatewayTest: new GatewayTest({
       call: (principal, path, request, bodyText) =>
         gateway.dispatch({ principal, path, request, bodyText, keepAlive: () => undefined }),
-      costOf: async (requestId) => (await deps.meta.get(requestId))?.meta.requestCost,
+      costOf: async (requestId) => (await gatewayInfo.find(requestId))?.meta.requestCost,
       store: deps.store,
       now: deps.now,
     }),
@@ -127,13 +135,7 @@ export function createServices(deps: AppDeps, serving: Serving = createServing(d
       maxBodyBytes,
       now: deps.now,
     }),
-    gatewayInfo: new GatewayInfo({
-      store: deps.store,
-      meta: deps.meta,
-      metaTtlSeconds: deps.gateway.metaTtlSeconds,
-      providers: deps.gateway.providers,
-      now: deps.now,
-    }),
+    gatewayInfo,
   }
 }
 

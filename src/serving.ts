@@ -52,7 +52,8 @@ export interface AppDeps {
   log: Logger
   probes: readonly HealthProbe[]
   gateway: GatewayConfig
-  meta: MetaStore
+  /** Calls' metadata shared with other instances (Redis); absent for a single instance, whose lookup reads its request log. */
+  meta?: MetaStore
   requestLog: RequestLog
   limiterStore: LimiterStore
   /** Where budgets count spend and holds; in process when absent. */

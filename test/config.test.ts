@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, describeVariables, loadConfig } from '../src/config'
+import { ConfigError, describeVariables, loadConfig, retiredVariables } from '../src/config'
 
 describe('configuration from the environment', () => {
   test('an empty environment gives the documented defaults', () => {
@@ -10,7 +10,6 @@ describe('configuration from the environment', () => {
       dataDir: './gw-data',
       database: { kind: 'sqlite', path: './gw-data/gw.db' },
       metaTtlSeconds: 300,
-      metaMaxEntries: 20_000,
       globalRateLimit: { requests: 1000, windowSeconds: 60 },
       logLevel: 'info',
     })
@@ -27,7 +26,6 @@ describe('configuration from the environment', () => {
       GW_REDIS_URL: 'redis://cache:6379',
       GW_SECRET: 'x'.repeat(32),
       GW_META_TTL_SECONDS: '60',
-      GW_META_MAX_ENTRIES: '50000',
       GW_GLOBAL_RATE_LIMIT: '50/10',
       OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1',
       GW_COUNTRY_HEADER: 'CF-IPCountry',
@@ -38,7 +36,6 @@ describe('configuration from the environment', () => {
       database: { kind: 'postgres', url: 'postgres://u@db:5432/gw' },
       redisUrl: 'redis://cache:6379',
       metaTtlSeconds: 60,
-      metaMaxEntries: 50_000,
       globalRateLimit: { requests: 50, windowSeconds: 10 },
       providers: { openai: { baseUrl: 'http://127.0.0.1:8000/v1' } },
       countryHeader: 'cf-ipcountry',
@@ -50,6 +47,14 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '' }).requestRetentionDays).toBeUndefined()
     expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '90' }).requestRetentionDays).toBe(90)
     expect(loadConfig({ GW_REQUEST_RETENTION_DAYS: '3650' }).requestRetentionDays).toBe(3650)
+  })
+
+  test('a retired variable is named with why it is ignored, and changes nothing else', () => {
+    expect(retiredVariables({ GW_META_MAX_ENTRIES: '50000', GW_PORT: '9000' })).toEqual([
+      { name: 'GW_META_MAX_ENTRIES', why: expect.stringContaining('request log') },
+    ])
+    expect(retiredVariables({})).toEqual([])
+    expect(loadConfig({ GW_META_MAX_ENTRIES: '50000' })).toEqual(loadConfig({}))
   })
 
   test('GW_PUBLIC_URL is kept without a trailing slash', () => {
@@ -67,10 +72,6 @@ describe('configuration from the environment', () => {
     ['GW_REDIS_URL', 'http://cache', 'redis://'],
     ['GW_SECRET', 'short', '32 characters'],
     ['GW_META_TTL_SECONDS', '0', 'positive integer'],
-    ['GW_META_MAX_ENTRIES', '0', 'from 100 to 999999'],
-    ['GW_META_MAX_ENTRIES', '99', 'from 100 to 999999'],
-    ['GW_META_MAX_ENTRIES', '1000000', 'from 100 to 999999'],
-    ['GW_META_MAX_ENTRIES', '5e4', 'from 100 to 999999'],
     ['GW_GLOBAL_RATE_LIMIT', '1000', '<requests>/<seconds>'],
     ['GW_LOG_LEVEL', 'loud', 'debug, info, warn or error'],
     ['GW_COUNTRY_HEADER', 'x country', 'request header'],

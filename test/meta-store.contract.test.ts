@@ -1,31 +1,14 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { afterAll, describe, expect } from 'bun:test'
 import type Redis from 'ioredis'
-import { loadConfig } from '../src/config'
-import { FailoverMetaStore, MemoryMetaStore, type MetaStore, RedisMetaStore, type StoredMeta } from '../src/gateway/meta/store'
-import { openRuntime } from '../src/runtime'
+import { FailoverMetaStore, type MetaStore, RedisMetaStore, type StoredMeta } from '../src/gateway/meta/store'
 import { CircuitBreaker } from '../src/util/breaker'
-import {
-  contractTestOf,
-  lazyClient,
-  manualClock,
-  type Phase,
-  RedisPool,
-  redisClock,
-  redisUrl,
-  type StoreClock,
-  unreachable,
-} from './support/contract'
+import { contractTestOf, lazyClient, type Phase, RedisPool, redisClock, redisUrl, type StoreClock } from './support/contract'
 
 /**
- * The metadata store's contract (spec 4.2), the same for every implementation: in process always,
- * Redis and the failover wrapper over it whenever GW_TEST_REDIS_URL is set (always in CI), and the
- * failover wrapper working from its in-process fallback as it does while Redis is away.
- *
- * What is particular to one implementation stays with it: the in-process store's bounds and eviction
- * (test/meta.test.ts), a Redis outage (test/redis-outage.test.ts).
+ * The shared metadata store's contract (spec 4.2), the same for every implementation: Redis, and the
+ * failover wrapper over it, whenever GW_TEST_REDIS_URL is set (always in CI). A single instance has no
+ * store (the lookup reads the request log: test/meta.test.ts); the failover while Redis is away keeps
+ * nothing (test/redis-outage.test.ts).
  */
 
 interface MetaInstance {
@@ -49,21 +32,6 @@ interface MetaSubject {
 
 const pool = redisUrl ? new RedisPool(redisUrl) : undefined
 afterAll(() => pool?.close())
-
-const inProcess = (): MetaSubject => ({
-  name: 'in process (MemoryMetaStore)',
-  runs: true,
-  shared: false,
-  open() {
-    const clock = manualClock()
-    return {
-      store: new MemoryMetaStore(1_000, clock.read),
-      clock,
-      elsewhere: () => new MemoryMetaStore(1_000, clock.read),
-      verify: () => undefined,
-    }
-  },
-})
 
 const onRedis = (): MetaSubject => {
   const main = lazyClient(pool)
@@ -95,52 +63,23 @@ const failoverOnRedis = (): MetaSubject => {
     open() {
       const prefix = (pool as RedisPool).namespace()
       const breakers: CircuitBreaker[] = []
-      // As runtime.ts wires it, each instance with its own in-process fallback; a prefix per test.
+      // As runtime.ts wires it, each instance with its own breaker; a prefix per test.
       const failover = (client: Redis, namespace: string) => {
         const breaker = new CircuitBreaker()
         breakers.push(breaker)
-        return new FailoverMetaStore(new RedisMetaStore(client, namespace), new MemoryMetaStore(1_000), breaker)
+        return new FailoverMetaStore(new RedisMetaStore(client, namespace), breaker)
       }
       return {
         store: failover(main(), prefix),
         clock: redisClock(main()),
         elsewhere: () => failover(main(), (pool as RedisPool).namespace()),
         peer: () => failover(other(), prefix),
-        // A Redis error would open the breaker and hide behind the fallback: the test was on Redis only if none did.
+        // A Redis error would open the breaker and hide behind it: the test was on Redis only if none did.
         verify: () => expect(breakers.map((b) => b.isOpen)).toEqual(breakers.map(() => false)),
       }
     },
   }
 }
-
-const failoverDegraded = (): MetaSubject => ({
-  name: 'failover with Redis away (FailoverMetaStore on its in-process fallback)',
-  runs: true,
-  shared: false,
-  open() {
-    const clock = manualClock()
-    const primaries: Array<ReturnType<typeof unreachable>> = []
-    const breakers: CircuitBreaker[] = []
-    const degraded = () => {
-      const primary = unreachable<MetaStore>(['put', 'get'])
-      // The breaker's own clock stands still: its cooldown never ends, so no call probes the primary.
-      const breaker = new CircuitBreaker({ now: () => 0 })
-      breaker.trip(new Error('redis is away'))
-      primaries.push(primary)
-      breakers.push(breaker)
-      return new FailoverMetaStore(primary, new MemoryMetaStore(1_000, clock.read), breaker)
-    }
-    return {
-      store: degraded(),
-      clock,
-      elsewhere: degraded,
-      verify: () => {
-        expect(primaries.map((p) => p.calls)).toEqual(primaries.map(() => 0))
-        expect(breakers.every((b) => b.isOpen)).toBe(true)
-      },
-    }
-  },
-})
 
 const bare = (requestId: string, orgId = 'org-a'): StoredMeta => ({
   orgId,
@@ -176,7 +115,6 @@ function metaStoreContract(subject: MetaSubject, phase: Phase): void {
       for (const entry of entries) expect(await store.get(entry.meta.requestId)).toStrictEqual(entry)
     })
 
-    // Moved from test/meta.test.ts ("the in-process metadata store"), where it ran on MemoryMetaStore only.
     contractTest("finds an id whatever its case, and never another organisation's entry under it", async ({ store }) => {
       const id = '01a204e3-9cb1-4355-93e8-7d7423609d49'
       await store.put({ orgId: 'a', meta: bare(id).meta }, 300)
@@ -277,28 +215,6 @@ function metaStoreContract(subject: MetaSubject, phase: Phase): void {
   })
 }
 
-const subjects = [inProcess(), onRedis(), failoverOnRedis(), failoverDegraded()]
+const subjects = [onRedis(), failoverOnRedis()]
 for (const subject of subjects) metaStoreContract(subject, 'at once')
 for (const subject of subjects) metaStoreContract(subject, 'over time')
-
-describe('GW_META_MAX_ENTRIES bounds the in-process store gw serves with', () => {
-  test('with a bound of 100, the 101st call pushes out the first; the newest are found', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gw-meta-bound-'))
-    const runtime = await openRuntime(loadConfig({ GW_DATA_DIR: dir, GW_LOG_LEVEL: 'error', GW_META_MAX_ENTRIES: '100' }), {
-      migrate: true,
-    })
-    try {
-      const entry = (i: number): StoredMeta => ({
-        orgId: 'org',
-        meta: { requestId: `req-${i}`, provider: 'openai', model: 'gpt-4o', status: 'success', gatewayMode: 'passthrough' },
-      })
-      for (let i = 0; i < 101; i++) await runtime.deps.meta.put(entry(i), 300)
-      expect(await runtime.deps.meta.get('req-0')).toBeUndefined()
-      expect((await runtime.deps.meta.get('req-1'))?.meta.requestId).toBe('req-1')
-      expect((await runtime.deps.meta.get('req-100'))?.meta.requestId).toBe('req-100')
-    } finally {
-      await runtime.close()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-})

@@ -61,7 +61,8 @@ export interface GatewayDeps {
   orgKeys: OrgKeySource
   /** What the organisation's settings say of its calls (bodies kept, the closing frame of streams). */
   orgSettings: CallSettingsSource
-  meta: MetaStore
+  /** Calls' metadata shared with other instances (Redis); absent for a single instance. */
+  meta?: MetaStore
   requestLog: RequestLog
   /** An organisation's fallback chains. */
   chains: ChainSource

@@ -7,6 +7,7 @@ import type { Store } from '../store/store'
 import { lapsesAt, metaOfRecord } from './meta/of-record'
 import type { GatewayMeta, MetaStore, StoredMeta } from './meta/store'
 import { operatorConfigured, PROVIDERS } from './providers/registry'
+import type { RequestLog } from './request-log/request-log'
 
 const modelOf = (row: ModelPrice) => ({ id: row.model, object: 'model' as const, created: 0, owned_by: row.provider })
 
@@ -17,7 +18,10 @@ export class GatewayInfo {
   constructor(
     private readonly deps: {
       store: Store
-      meta: MetaStore
+      /** Shared with other instances (Redis); absent for a single instance. */
+      meta?: MetaStore
+      /** Records not written yet: a call's metadata is read there until its record is in the database. */
+      requestLog: Pick<RequestLog, 'unwrittenRecord'>
       /** How long after it finished a call's metadata is answered (spec 4.2: 300 s). */
       metaTtlSeconds: number
       providers: OperatorProviders
@@ -56,7 +60,8 @@ export class GatewayInfo {
   async feedback(principal: Principal, requestId: string, rating: boolean | number) {
     const id = requestId.toLowerCase()
     const own =
-      (await this.deps.meta.get(id))?.orgId === principal.orgId ||
+      (await this.deps.meta?.get(id))?.orgId === principal.orgId ||
+      this.deps.requestLog.unwrittenRecord(id)?.orgId === principal.orgId ||
       (await this.deps.store.requests.get(principal.orgId, id)) !== undefined
     if (!own) throw notFound('request')
     const value = typeof rating === 'boolean' ? (rating ? 1 : 0) : rating
@@ -75,19 +80,24 @@ export class GatewayInfo {
    * not disclosed beyond "not yours".
    */
   async meta(principal: Principal, requestId: string): Promise<GatewayMeta | 'pending'> {
-    const entry = (await this.deps.meta.get(requestId)) ?? (await this.recorded(requestId.toLowerCase()))
+    const entry = await this.find(requestId)
     if (!entry) return 'pending'
     if (entry.orgId !== principal.orgId) throw notFound('request')
     return entry.meta
   }
 
   /**
-   * The call's metadata from its record, within the same lifetime, for a call the store no longer
-   * holds. A call whose record is not written yet (the writer's batches are about 50 ms apart) is in
-   * the store, which keeps far more than that.
+   * A call's metadata and its owner, whoever asks (callers compare the owner), within its lifetime:
+   * from the shared store when there is one, else from the call's record, still queued in this
+   * instance's request log or written to the database. Nothing is kept for the lookup apart from the
+   * record: most calls are never looked up, and storing each one's metadata was about a tenth of a
+   * call's event-loop time (bench/results/2026-11-28-metadata-from-the-log.md).
    */
-  private async recorded(id: string): Promise<StoredMeta | undefined> {
-    const record = await this.deps.store.requests.ofAnyOrganization(id)
+  async find(requestId: string): Promise<StoredMeta | undefined> {
+    const id = requestId.toLowerCase()
+    const shared = await this.deps.meta?.get(id)
+    if (shared) return shared
+    const record = this.deps.requestLog.unwrittenRecord(id) ?? (await this.deps.store.requests.ofAnyOrganization(id))
     return record && lapsesAt(record, this.deps.metaTtlSeconds) > this.now() ? metaOfRecord(record) : undefined
   }
 }

@@ -8,8 +8,8 @@ import type { Tier } from '../../src/auth/tiers'
 import { type Config, loadConfig } from '../../src/config'
 import type { ResponseCache } from '../../src/gateway/cache/store'
 import type { GatewayConfig } from '../../src/gateway/gateway'
-import { MemoryMetaStore, type MetaStore } from '../../src/gateway/meta/store'
-import { RequestLog } from '../../src/gateway/request-log/request-log'
+import type { MetaStore } from '../../src/gateway/meta/store'
+import { type LogWriter, RequestLog } from '../../src/gateway/request-log/request-log'
 import { writeEntries } from '../../src/gateway/request-log/writer'
 import type { KeyHealth } from '../../src/gateway/routing/key-health'
 import { type LimiterStore, MemoryLimiterStore } from '../../src/limits/store'
@@ -76,7 +76,8 @@ export interface Org {
 export interface Harness extends TestDatabase {
   app: App
   services: Services
-  meta: MetaStore
+  /** The shared metadata store (Redis), when the test gave one. */
+  meta?: MetaStore
   requestLog: RequestLog
   /** What credential hashes are made with in this harness. */
   credentialKey: string
@@ -117,6 +118,8 @@ export interface HarnessOptions {
   log?: Logger
   /** Share another harness's database, as two gw instances behind one load balancer do. */
   database?: TestDatabase
+  /** Wraps the request log's writer: a test holds its batches back, as a stalled database would. */
+  logWriter?: (write: LogWriter) => LogWriter
   /** GW_MAX_BODY_BYTES. */
   maxBodyBytes?: number
   /** Where outgoing calls may go: tests that receive webhooks on loopback allow it. */
@@ -143,8 +146,9 @@ const UNREACHABLE = 'http://127.0.0.1:9'
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const shared = options.database
   const database = shared ?? (await openTestDatabase(options.dialect ?? 'sqlite'))
-  const meta = options.meta ?? new MemoryMetaStore()
-  const requestLog = new RequestLog(writeEntries(database.store), silentLogger, {
+  const meta = options.meta
+  const write = writeEntries(database.store)
+  const requestLog = new RequestLog(options.logWriter?.(write) ?? write, silentLogger, {
     flushIntervalMs: 5,
   })
   const deps: AppDeps = {

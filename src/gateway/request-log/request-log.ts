@@ -110,6 +110,11 @@ const RETRY_MAX_MS = 5_000
  */
 export class RequestLog {
   private queue: Queued[] = []
+  /**
+   * The queued records by id, until their batch is written: the metadata lookup reads a call here
+   * between its answer and its record reaching the database (spec 4.2), so nothing is kept twice.
+   */
+  private readonly unwrittenRecords = new Map<string, RequestRecord>()
   private readonly unwritten = new Map<string, number>()
   private readonly settledListeners: Array<(balances: SettledBalances) => void> = []
   private readonly writeListeners: Array<(ms: number, ok: boolean) => void> = []
@@ -157,8 +162,14 @@ export class RequestLog {
       this.queuedBodyBytes += bytes
       this.queue.push({ entry, at })
     }
+    this.unwrittenRecords.set(entry.record.id, entry.record)
     this.addDebit(entry, 1)
     this.schedule()
+  }
+
+  /** A record queued or being written, by its id; undefined once the database has it (or never had it queued). */
+  unwrittenRecord(id: string): RequestRecord | undefined {
+    return this.unwrittenRecords.get(id)
   }
 
   /**
@@ -219,6 +230,7 @@ export class RequestLog {
         for (const { entry } of batch) {
           this.queuedBodyBytes -= bodyBytes(entry)
           this.addDebit(entry, -1)
+          this.unwrittenRecords.delete(entry.record.id)
         }
         this.failuresInRow = 0
         const setAside = outcome?.setAside ?? []

@@ -24,7 +24,8 @@ export interface SettlementDeps {
   /** The organisation's policy for the bodies its records keep. */
   orgSettings: BodyPolicySource
   requestLog: RequestLog
-  meta: MetaStore
+  /** Shared with other instances (Redis); absent, the lookup reads the record from the request log. */
+  meta?: MetaStore
   metaTtlSeconds: number
   credits: CreditBalances
   prices: PriceSource
@@ -184,14 +185,17 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   const record = callRecord(facts, outcome, model, cost, endedAt, creditsLeft)
   // The writer scans the request body and applies the policy, off the answer's path.
   deps.requestLog.record({ record, bodies: { request: facts.requestBody, response: facts.responseBody, policy } })
-  // From the record, as the lookup reads it back once the store has let it go: the same by construction.
+  // From the record, as the lookup reads it from the log: the same by construction.
   const stored = metaOfRecord(record)
-  try {
-    const storing = deps.meta.put(stored, deps.metaTtlSeconds)
-    if (storing instanceof Promise) await storing
-  } catch (error) {
-    deps.log.warn('metadata not stored; the lookup will answer pending', { requestId: facts.requestId, error: String(error) })
-  }
+  if (deps.meta)
+    try {
+      await deps.meta.put(stored, deps.metaTtlSeconds)
+    } catch (error) {
+      deps.log.warn('metadata not shared; other instances answer its lookup once its record is written', {
+        requestId: facts.requestId,
+        error: String(error),
+      })
+    }
   if (deps.log.debugging)
     deps.log.debug('gateway request', {
       requestId: facts.requestId,
