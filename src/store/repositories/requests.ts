@@ -84,6 +84,11 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
   // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
   // building multi-row statements, and the writer does this all day.
   let insertOne: ((record: RequestRecord) => boolean) | undefined
+  const byId = (id: string | ReturnType<typeof sql.placeholder>) =>
+    orm.select().from(requests).where(eq(requests.id, id)).limit(1)
+  // The metadata lookup reads here, on SQLite on the server's loop: drizzle building the statement and
+  // SQLite compiling it took 0.6-1 ms a read, against about 0.02 ms for a statement compiled once.
+  let byIdPrepared: ReturnType<ReturnType<typeof byId>['prepare']> | undefined
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -150,7 +155,11 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * which compares the owner before it shows anything.
      */
     async ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      const [row] = await orm.select().from(requests).where(eq(requests.id, id)).limit(1)
+      if (dialect === 'sqlite') {
+        byIdPrepared ??= byId(sql.placeholder('id')).prepare()
+        return byIdPrepared.get({ id })
+      }
+      const [row] = await byId(id)
       return row
     },
     /** Scoped by organisation: another organisation's request is not found. */
