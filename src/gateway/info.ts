@@ -90,8 +90,8 @@ export class GatewayInfo {
    * A call's metadata and its owner, whoever asks (callers compare the owner), within its lifetime:
    * from the shared store when there is one, else from the call's record, still queued in this
    * instance's request log or written to the database. Nothing is kept for the lookup apart from the
-   * record: most calls are never looked up, and storing each one's metadata was about a tenth of a
-   * call's event-loop time (bench/results/2026-11-28-metadata-from-the-log.md).
+   * record: most calls are never looked up, and storing each one's metadata was 7-9 % of the event
+   * loop's time (bench/results/2026-11-28-metadata-from-the-log.md).
    */
   async find(requestId: string): Promise<StoredMeta | undefined> {
     const id = requestId.toLowerCase()
