@@ -282,6 +282,18 @@ describe.each(DIALECTS)("the lookup reads the call's record, queued in the log o
     expect((await lookup(id.toUpperCase())).status).toBe(200)
   })
 
+  test("feedback on a call whose record is still queued: its owner's rating is kept, another organisation's is 404", async () => {
+    const id = await held(() => call(world, org.apiKey))
+    expect(world.requestLog.unwrittenRecord(id)).toBeDefined()
+    const rate = (token: string) => world.request('POST', '/v1/feedback', { token, body: { requestId: id, rating: true } })
+    expect((await rate(other.apiKey)).status).toBe(404)
+    expect((await rate(org.apiKey)).status).toBe(200)
+    writer.release()
+    await world.requestLog.flush()
+    const rows = await world.db.query<{ org_id: string }>('SELECT org_id FROM request_feedback WHERE request_id = $1', [id])
+    expect(rows).toEqual([{ org_id: org.orgId }])
+  })
+
   test('it lapses 300 seconds after the call finished, queued or written', async () => {
     const queuedId = await held(() => call(world, org.apiKey))
     expect(world.requestLog.unwrittenRecord(queuedId)).toBeDefined()
