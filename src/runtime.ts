@@ -102,8 +102,8 @@ const degradedIf = (degraded: boolean): ComponentState => (degraded ? 'degraded'
 
 /**
  * The limiter, the metadata store and the invalidation bus on Redis, each falling back in process
- * (the metadata to the request log's records) behind one shared breaker. The log says when Redis goes and when it is back, once each; never the
- * URL, which may hold a password.
+ * (the metadata to the request log's records) behind one shared breaker. The log says when Redis goes
+ * and when it is back, once each; never the URL, which may hold a password.
  */
 export async function openRedisStores(url: string, log: Logger, now: () => number = Date.now): Promise<RedisStores> {
   // The connection's own reason (refused, wrong password) says more than the command it failed.

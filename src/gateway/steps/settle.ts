@@ -187,7 +187,7 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
   deps.requestLog.record({ record, bodies: { request: facts.requestBody, response: facts.responseBody, policy } })
   // From the record, as the lookup reads it from the log: the same by construction.
   const stored = metaOfRecord(record)
-  if (deps.meta)
+  if (deps.meta) {
     try {
       await deps.meta.put(stored, deps.metaTtlSeconds)
     } catch (error) {
@@ -196,6 +196,7 @@ export async function settle(deps: SettlementDeps, known: CallFacts, outcome: St
         error: String(error),
       })
     }
+  }
   if (deps.log.debugging)
     deps.log.debug('gateway request', {
       requestId: facts.requestId,
