@@ -25,6 +25,26 @@ const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 const WRITE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['delivered', 'failed', 'dead', 'gone']
 const TOKEN_KINDS = ['prompt', 'completion', 'cache_read', 'cache_write'] as const
+
+/** The label keys of one provider, model, path and mode (see `keysOf`). */
+interface CallKeys {
+  providerPath: string
+  cost: string
+  /** In the order of TOKEN_KINDS. */
+  tokens: readonly string[]
+  /** The requests counter's key by outcome: the HTTP status twice, plus one for an error. */
+  requests: Map<number, string>
+}
+
+/** A map's entry, made the first time it is asked for. */
+function childOf<K, V>(map: Map<K, V>, at: K, make: () => V): V {
+  let child = map.get(at)
+  if (child === undefined) {
+    child = make()
+    map.set(at, child)
+  }
+  return child
+}
 /** The error codes of calls refused before their provider, by the layer that refused them. */
 const REFUSALS = new Set(['rate_limited', 'budget_exceeded', 'access_denied'])
 
@@ -214,12 +234,36 @@ export class GatewayMetrics implements CallObserver, DeliveryObserver, MetricsEx
     )
   }
 
+  /**
+   * A call's label keys, joined once per provider, model, path and mode: joining them afresh on every
+   * call (and hashing the new strings in each map) was most of what metrics cost a call. Bounded as
+   * the labels are: models are priced ones or `other`, paths are families.
+   */
+  private readonly callKeys = new Map<string, Map<string, Map<string, Map<string, CallKeys>>>>()
+
+  private keysOf(provider: string, model: string, path: string, mode: string): CallKeys {
+    const byModel = childOf(this.callKeys, provider, () => new Map())
+    const byPath = childOf(byModel, model, () => new Map())
+    const byMode = childOf(byPath, path, () => new Map())
+    return childOf(byMode, mode, () => ({
+      providerPath: key(provider, path),
+      cost: key(provider, model),
+      tokens: TOKEN_KINDS.map((kind) => key(provider, model, kind)),
+      requests: new Map(),
+    }))
+  }
+
   settled(facts: CallFacts, outcome: StreamOutcome, costNano: number | undefined, endedAt: number): void {
     const provider = facts.provider
     const path = pathFamily(facts.path)
     const model = modelLabel(facts)
-    this.requests.add(key(provider, model, outcome.status, outcome.httpStatus, facts.mode, path))
-    const providerPath = key(provider, path)
+    const keys = this.keysOf(provider, model, path, facts.mode)
+    // A stream can fail after its 200: the status and the outcome are both in the key.
+    const outcomeOf = outcome.httpStatus * 2 + (outcome.status === 'error' ? 1 : 0)
+    this.requests.add(
+      childOf(keys.requests, outcomeOf, () => key(provider, model, outcome.status, outcome.httpStatus, facts.mode, path)),
+    )
+    const providerPath = keys.providerPath
     this.duration.add(providerPath, Math.max(0, endedAt - facts.startedAt) / 1000)
     if (outcome.timeToFirstTokenMs !== undefined) this.firstToken.add(providerPath, outcome.timeToFirstTokenMs / 1000)
     const usage = outcome.usage
@@ -227,10 +271,10 @@ export class GatewayMetrics implements CallObserver, DeliveryObserver, MetricsEx
       const counts = [usage.promptTokens, usage.completionTokens, usage.cacheReadTokens, usage.cacheWriteTokens]
       for (let i = 0; i < TOKEN_KINDS.length; i++) {
         const count = counts[i]
-        if (count) this.tokens.add(key(provider, model, TOKEN_KINDS[i] as string), count)
+        if (count) this.tokens.add(keys.tokens[i] as string, count)
       }
     }
-    if (costNano) this.cost.add(key(provider, model), costNano / 1e9)
+    if (costNano) this.cost.add(keys.cost, costNano / 1e9)
     const code = outcome.status === 'error' ? errorCodeOf(outcome) : undefined
     if (code && REFUSALS.has(code)) this.refusals.add(code)
     if (facts.cacheHit) {
