@@ -45,6 +45,7 @@ function childOf<K, V>(map: Map<K, V>, at: K, make: () => V): V {
   }
   return child
 }
+
 /** The error codes of calls refused before their provider, by the layer that refused them. */
 const REFUSALS = new Set(['rate_limited', 'budget_exceeded', 'access_denied'])
 
