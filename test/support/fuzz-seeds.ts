@@ -34,6 +34,11 @@ export const DEFECT_SEEDS: readonly number[] = [
   // the log). The writer now stores such text with U+FFFD, as it did for the record's own text; the
   // input is pinned, whatever the seed, in log-writer.test.ts.
   658552265, 713565238,
+  // Reported on 2026-11-28. Alone at the default scale both passed; at GW_FUZZ_SCALE=4 they (and the
+  // two above) failed POST /v1/feedback on Postgres with a 503, after Postgres's reads by id had been
+  // made prepared statements. Those reads are built each time again on Postgres; the cause of the 503
+  // is not yet understood (the suite's connections stayed at 16, far from Postgres's 100).
+  482781770, 506107439,
 ]
 
 function runSeed(): number {
