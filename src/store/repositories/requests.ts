@@ -93,17 +93,23 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
       .where(and(eq(requests.orgId, orgId), eq(requests.id, id)))
       .limit(1)
   /**
-   * A call's record by its id, read for every metadata lookup and feedback. On SQLite the read runs on
-   * the server's loop: drizzle building it and SQLite compiling it took 0.6-1 ms a read, against 0.08
-   * ms compiled once. Postgres builds it each time: its prepared form (0.11 ms) answered 503 under the
-   * hostile-input suite's load, and is left until that is understood.
+   * A call's record by its id, read for every metadata lookup and feedback: drizzle building the query
+   * took 0.5 ms of the server's loop a read (and on SQLite, compiling it, more), against 0.08 ms on
+   * SQLite and 0.11 on Postgres built once. On Postgres it runs as the query builder runs it, as an
+   * unnamed statement: drizzle's named form makes postgres.js keep a prepared statement per
+   * connection, and with it POST /v1/feedback answered 503 in three runs of the hostile-input suite on
+   * one machine (not in three on another; the cause is not known). `_prepare` is drizzle's own step
+   * between building and running (what `await query` calls), kept out of its public types; `Orm` is
+   * SQLite's type for both dialects (database.ts), so Postgres's query, which answers rows, is typed here.
    */
-  const compiledOnce = (query: ReturnType<typeof byId>, build: (values: Record<string, string>) => ReturnType<typeof byId>) => {
+  const compiledOnce = (query: ReturnType<typeof byId>) => {
     if (dialect === 'sqlite') {
       const statement = query.prepare()
       return async (values: Record<string, string>): Promise<RequestRecord | undefined> => statement.get(values)
     }
-    return async (values: Record<string, string>): Promise<RequestRecord | undefined> => (await build(values))[0]
+    type PgBuilt = { execute(values: Record<string, string>): Promise<RequestRecord[]> }
+    const statement = (query as unknown as { _prepare(): PgBuilt })._prepare()
+    return async (values: Record<string, string>): Promise<RequestRecord | undefined> => (await statement.execute(values))[0]
   }
   let byIdCompiled: ReturnType<typeof compiledOnce> | undefined
   let byOrgAndIdCompiled: ReturnType<typeof compiledOnce> | undefined
@@ -173,14 +179,12 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * which compares the owner before it shows anything.
      */
     ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      byIdCompiled ??= compiledOnce(byId(sql.placeholder('id')), (v) => byId(v.id as string))
+      byIdCompiled ??= compiledOnce(byId(sql.placeholder('id')))
       return byIdCompiled({ id })
     },
     /** Scoped by organisation: another organisation's request is not found. */
     get(orgId: string, id: string): Promise<RequestRecord | undefined> {
-      byOrgAndIdCompiled ??= compiledOnce(byOrgAndId(sql.placeholder('orgId'), sql.placeholder('id')), (v) =>
-        byOrgAndId(v.orgId as string, v.id as string),
-      )
+      byOrgAndIdCompiled ??= compiledOnce(byOrgAndId(sql.placeholder('orgId'), sql.placeholder('id')))
       return byOrgAndIdCompiled({ orgId, id })
     },
     /** The latest calls a fallback chain served (or failed), newest first. */
