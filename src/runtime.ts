@@ -166,7 +166,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   const serverSecret = loadServerSecret(config.secret, config.dataDir)
   const db = await openDatabase(config)
   if (options.migrate) {
-    const applied = await migrate(db)
+    const applied = [...(db.created ?? []), ...(await migrate(db))]
     if (applied.length > 0) log.info('migrations applied', { dialect: db.dialect, applied: applied.join(',') })
   }
   const store = createStore(db)

@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type Database, openDatabase } from '../src/store/database'
 import { migrate, SQLITE_SCHEMA_DUMP } from '../src/store/migrate'
+import { sqliteMigrations } from '../src/store/migrations.generated'
+import { placeSqliteTemplate } from '../src/store/sqlite-template'
 import { DIALECTS, emptyDatabase } from './support/harness'
 
 /**
@@ -20,7 +25,8 @@ describe('migrations on SQLite', () => {
 
   beforeEach(async () => {
     const empty = await emptyDatabase('sqlite')
-    db = await openDatabase({ database: empty.location })
+    // Made by its statements, as a database is when the embedded copy cannot be placed.
+    db = await openDatabase({ database: empty.location }, { template: false })
     drop = empty.drop
   })
   afterEach(async () => {
@@ -64,7 +70,8 @@ for (const dialect of DIALECTS)
     /** Two processes' connections to one database, each migrating it. */
     async function migrateTwiceAtOnce(before?: (db: Database) => Promise<unknown>) {
       const { location, drop } = await emptyDatabase(dialect)
-      const [a, b] = [await openDatabase({ database: location }), await openDatabase({ database: location })]
+      const open = () => openDatabase({ database: location }, { template: false })
+      const [a, b] = [await open(), await open()]
       try {
         await before?.(a)
         const results = await Promise.all([migrate(a), migrate(b)])
@@ -92,3 +99,74 @@ for (const dialect of DIALECTS)
       expect(recorded).toEqual([...tags].sort())
     })
   })
+
+describe('a new SQLite database from the embedded copy', () => {
+  let dir: string
+  const path = () => join(dir, 'gw.db')
+  const open = () => openDatabase({ database: { kind: 'sqlite', path: path() } })
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-template-test-'))
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('has the fresh schema and every migration, recorded as applied when it was made', async () => {
+    const before = Date.now()
+    const db = await open()
+    try {
+      const tags = db.migrations.map((m) => m.tag)
+      expect(db.created).toEqual(tags)
+      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+      const recorded = await db.query<{ tag: string; applied_at: number }>(
+        'SELECT tag, applied_at FROM gw_migrations ORDER BY tag',
+      )
+      expect(recorded.map((r) => r.tag)).toEqual([...tags].sort())
+      for (const row of recorded) expect(Number(row.applied_at)).toBeGreaterThanOrEqual(before)
+      expect(await migrate(db)).toEqual([])
+      expect((await db.query<{ journal_mode: string }>('PRAGMA journal_mode'))[0]?.journal_mode).toBe('wal')
+      // Nothing staged is left beside it.
+      expect(readdirSync(dir).filter((f) => f.endsWith('.new'))).toEqual([])
+    } finally {
+      await db.close()
+    }
+  })
+
+  test('a database that exists is opened as it is, with what it holds', async () => {
+    const first = await open()
+    await first.execute("INSERT INTO organizations (id, name, tier, created_at) VALUES ('org_kept', 'Kept', 'free', 1)")
+    await first.close()
+    const again = await open()
+    try {
+      expect(again.created).toBeUndefined()
+      expect(await again.query<{ id: string }>('SELECT id FROM organizations')).toEqual([{ id: 'org_kept' }])
+    } finally {
+      await again.close()
+    }
+  })
+
+  test('beside what is left of a database (its write-ahead log), nothing is copied: it is made by its statements', async () => {
+    writeFileSync(`${path()}-wal`, '')
+    expect(placeSqliteTemplate(path())).toBeUndefined()
+    expect(existsSync(path())).toBe(false)
+    const db = await open()
+    try {
+      expect(db.created).toBeUndefined()
+      expect(await migrate(db)).toEqual(db.migrations.map((m) => m.tag))
+      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+    } finally {
+      await db.close()
+    }
+  })
+
+  test('when two start on one new directory, one copy is placed and the other opens it', async () => {
+    expect(placeSqliteTemplate(path())).toEqual(sqliteMigrations.map((m) => m.tag))
+    expect(placeSqliteTemplate(path())).toBeUndefined()
+    const db = await open()
+    try {
+      expect(db.created).toBeUndefined()
+      expect(await migrate(db)).toEqual([])
+      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+    } finally {
+      await db.close()
+    }
+  })
+})

@@ -9,6 +9,7 @@ import type { EmbeddedMigration } from './migrate'
 import { pgMigrations, sqliteFreshSchema, sqliteMigrations } from './migrations.generated'
 import type * as pgSchema from './schema.pg'
 import * as sqliteSchema from './schema.sqlite'
+import { placeSqliteTemplate } from './sqlite-template'
 
 export type Tables = typeof sqliteSchema
 
@@ -29,6 +30,8 @@ export interface Database {
   readonly migrations: readonly EmbeddedMigration[]
   /** The statements that create the schema all of `migrations` end at, for a database that has none yet. */
   readonly freshSchema?: readonly string[]
+  /** The migrations a new SQLite database was created at, as a copy of the embedded one (sqlite-template.ts). */
+  readonly created?: readonly string[]
   /** Raw statement, `$1`-style parameters; used by the migration runner and health checks. */
   execute(statement: string, params?: readonly unknown[]): Promise<void>
   query<Row>(statement: string, params?: readonly unknown[]): Promise<Row[]>
@@ -75,10 +78,10 @@ export type DatabaseLocation = { kind: 'sqlite'; path: string } | { kind: 'postg
 
 export async function openDatabase(
   config: { database: DatabaseLocation },
-  options: { lockWaitMs?: number } = {},
+  options: { lockWaitMs?: number; template?: boolean } = {},
 ): Promise<Database> {
   return config.database.kind === 'sqlite'
-    ? openSqlite(config.database.path, options.lockWaitMs)
+    ? openSqlite(config.database.path, options.lockWaitMs, options.template)
     : openPostgres(config.database.url)
 }
 
@@ -95,14 +98,17 @@ const isBusy = (error: unknown): boolean => {
 /** `$1` -> `?1`: SQLite's numbered parameter, so raw statements are written once for both dialects. */
 const toSqliteParams = (statement: string): string => statement.replace(/\$(\d+)/g, '?$1')
 
-function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
+function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS, template = true): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const created = template && path !== ':memory:' ? placeSqliteTemplate(path) : undefined
   const client = new SqliteClient(path, { create: true, strict: true })
   // Opening may wait for a lock the old way: nothing is being served yet.
   client.run(`PRAGMA busy_timeout = ${lockWaitMs}`)
   client.run('PRAGMA journal_mode = WAL')
   client.run('PRAGMA foreign_keys = ON')
   client.run('PRAGMA synchronous = NORMAL')
+  // The copy recorded its migrations as applied at time 0; they were applied now.
+  if (created) client.run('UPDATE gw_migrations SET applied_at = ?', [Date.now()])
   // From here a locked database fails at once and `whenUnlocked` waits: SQLite's own busy handler
   // sleeps the calling thread, and on the server's loop a write that met one of the request log's
   // transactions held every request in flight (a lock held 20 ms stalled it 34 ms; docs/decisions.md).
@@ -162,6 +168,7 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS): Database {
     tables: sqliteSchema,
     migrations: sqliteMigrations,
     freshSchema: sqliteFreshSchema,
+    created,
     prepare: (statement: string) => {
       const compiled = client.prepare(statement)
       return (params: readonly unknown[]) => compiled.run(...(params as never[])).changes

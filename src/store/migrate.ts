@@ -16,6 +16,9 @@ export function statementsOf(migration: EmbeddedMigration): string[] {
     .filter((s) => s.length > 0)
 }
 
+/** Where each applied migration is recorded, by its tag. */
+export const LEDGER_DDL = 'CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)'
+
 /**
  * Brings the database's schema up to date, and records every migration applied in `gw_migrations`.
  * Our own runner rather than drizzle's folder-based migrator: inside the compiled binary there is no
@@ -31,9 +34,7 @@ export function statementsOf(migration: EmbeddedMigration): string[] {
  * then, so a step another process took is skipped, not run twice.
  */
 export async function migrate(db: Database, now: () => number = Date.now): Promise<string[]> {
-  await underLock(db, (tx) =>
-    tx.execute('CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)'),
-  )
+  await underLock(db, (tx) => tx.execute(LEDGER_DDL))
   const applied = await appliedTags(db)
   const fresh = db.freshSchema
   if (applied.size === 0 && fresh !== undefined) {
