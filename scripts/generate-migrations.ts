@@ -1,7 +1,8 @@
 /**
  * Generates the migrations of both dialects with drizzle-kit, then writes the module that embeds
  * them in the binary (`bun build --compile` bundles static text imports, not a folder read at run time),
- * with the SQLite schema they end at, which a new database is given at once instead of replaying them.
+ * with the SQLite schema they end at, which a new database is given at once instead of replaying them,
+ * and a SQLite database made with it, which a new data directory is given as a copy (sqlite-template.ts).
  *
  *   bun run db:generate -- <name>     e.g. bun run db:generate -- add_request_retention
  *   bun run db:generate               checks that the migrations match the schema (what CI runs)

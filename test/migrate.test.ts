@@ -123,6 +123,7 @@ describe('a new SQLite database from the embedded copy', () => {
       for (const row of recorded) expect(Number(row.applied_at)).toBeGreaterThanOrEqual(before)
       expect(await migrate(db)).toEqual([])
       expect((await db.query<{ journal_mode: string }>('PRAGMA journal_mode'))[0]?.journal_mode).toBe('wal')
+      expect(await db.query('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }])
       // Nothing staged is left beside it.
       expect(readdirSync(dir).filter((f) => f.endsWith('.new'))).toEqual([])
     } finally {
