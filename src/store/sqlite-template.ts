@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import { sqliteMigrations, sqliteTemplate } from './migrations.generated'
 
 /** Where linking a staged file into place is not possible, a new database is made by its statements instead. */
@@ -21,12 +21,12 @@ export function placeSqliteTemplate(path: string): readonly string[] | undefined
   const staged = `${path}.${crypto.randomUUID()}.new`
   const fd = openSync(staged, 'wx', 0o644)
   try {
-    writeSync(fd, templateBytes())
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  try {
+    try {
+      writeFileSync(fd, templateBytes())
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
     linkSync(staged, path)
     return sqliteMigrations.map((migration) => migration.tag)
   } catch (error) {
