@@ -34,6 +34,10 @@ export const LEDGER_DDL = 'CREATE TABLE IF NOT EXISTS gw_migrations (tag TEXT PR
  * then, so a step another process took is skipped, not run twice.
  */
 export async function migrate(db: Database, now: () => number = Date.now): Promise<string[]> {
+  // Most starts find every migration recorded: a read says so without the lock's write transaction.
+  // Any failure of that read (no ledger yet, above all) leaves it to the steps below.
+  const recorded = await appliedTags(db).catch(() => undefined)
+  if (recorded && db.migrations.every((migration) => recorded.has(migration.tag))) return []
   await underLock(db, (tx) => tx.execute(LEDGER_DDL))
   const applied = await appliedTags(db)
   const fresh = db.freshSchema
