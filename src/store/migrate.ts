@@ -39,7 +39,8 @@ export async function migrate(db: Database, now: () => number = Date.now): Promi
   const recorded = await appliedTags(db).catch(() => undefined)
   if (recorded && db.migrations.every((migration) => recorded.has(migration.tag))) return []
   await underLock(db, (tx) => tx.execute(LEDGER_DDL))
-  const applied = await appliedTags(db)
+  // Each step below reads the ledger again under the lock: what another process applied since is skipped.
+  const applied = recorded ?? (await appliedTags(db))
   const fresh = db.freshSchema
   if (applied.size === 0 && fresh !== undefined) {
     const created = await underLock(db, async (tx) => {

@@ -84,13 +84,17 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
   // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
   // building multi-row statements, and the writer does this all day.
   let insertOne: ((record: RequestRecord) => boolean) | undefined
-  type Value = string | ReturnType<typeof sql.placeholder>
-  const byId = (id: Value) => orm.select().from(requests).where(eq(requests.id, id)).limit(1)
-  const byOrgAndId = (orgId: Value, id: Value) =>
+  const byId = () =>
     orm
       .select()
       .from(requests)
-      .where(and(eq(requests.orgId, orgId), eq(requests.id, id)))
+      .where(eq(requests.id, sql.placeholder('id')))
+      .limit(1)
+  const byOrgAndId = () =>
+    orm
+      .select()
+      .from(requests)
+      .where(and(eq(requests.orgId, sql.placeholder('orgId')), eq(requests.id, sql.placeholder('id'))))
       .limit(1)
   /**
    * A call's record by its id, read for every metadata lookup and feedback: drizzle building the query
@@ -179,12 +183,12 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * which compares the owner before it shows anything.
      */
     ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      byIdCompiled ??= compiledOnce(byId(sql.placeholder('id')))
+      byIdCompiled ??= compiledOnce(byId())
       return byIdCompiled({ id })
     },
     /** Scoped by organisation: another organisation's request is not found. */
     get(orgId: string, id: string): Promise<RequestRecord | undefined> {
-      byOrgAndIdCompiled ??= compiledOnce(byOrgAndId(sql.placeholder('orgId'), sql.placeholder('id')))
+      byOrgAndIdCompiled ??= compiledOnce(byOrgAndId())
       return byOrgAndIdCompiled({ orgId, id })
     },
     /** The latest calls a fallback chain served (or failed), newest first. */
