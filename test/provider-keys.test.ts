@@ -9,20 +9,29 @@ const SECRET = 'sk-org-own-0123456789abcdefSECRET'
 describe('the vault', () => {
   const vault = new Vault(TEST_SECRET)
 
-  test('round trip; a fresh nonce each time', () => {
-    const a = vault.seal(SECRET, 'ctx')
-    expect(vault.open(a, 'ctx')).toBe(SECRET)
-    expect(vault.seal(SECRET, 'ctx')).not.toBe(a)
+  test('round trip; a fresh nonce each time', async () => {
+    const a = await vault.seal(SECRET, 'ctx')
+    expect(await vault.open(a, 'ctx')).toBe(SECRET)
+    expect(await vault.seal(SECRET, 'ctx')).not.toBe(a)
     expect(a).not.toContain(SECRET)
+    expect(await vault.open(await vault.seal('héllo ✓ 🔑', 'ctx'), 'ctx')).toBe('héllo ✓ 🔑')
   })
 
-  test('a sealed value opens only in its own context and under its own server secret', () => {
-    const sealed = vault.seal(SECRET, 'provider_key:org-a:1')
-    expect(() => vault.open(sealed, 'provider_key:org-b:1')).toThrow()
-    expect(() => new Vault(`${TEST_SECRET}-other`).open(sealed, 'provider_key:org-a:1')).toThrow()
+  test('a sealed value opens only in its own context and under its own server secret', async () => {
+    const sealed = await vault.seal(SECRET, 'provider_key:org-a:1')
+    await expect(vault.open(sealed, 'provider_key:org-b:1')).rejects.toThrow()
+    await expect(new Vault(`${TEST_SECRET}-other`).open(sealed, 'provider_key:org-a:1')).rejects.toThrow()
     const [v, nonce, tag, body] = sealed.split('.')
     const flipped = `${v}.${nonce}.${tag}.${(body as string).slice(0, -2)}AA`
-    expect(() => vault.open(flipped, 'provider_key:org-a:1')).toThrow()
+    await expect(vault.open(flipped, 'provider_key:org-a:1')).rejects.toThrow()
+    await expect(vault.open(`${v}.${nonce}.${tag}`, 'provider_key:org-a:1')).rejects.toThrow('not a sealed value of this vault')
+  })
+
+  test('a value sealed by an earlier gw (AES-256-GCM through node:crypto) still opens', async () => {
+    const earlier = new Vault('test-server-secret-0123456789-abcdefghij')
+    const sealed = 'v1.vMwVAm1GLfalLRCa.G69vTYz3ayI5Ig4LYG3yoQ.I0K6F1M-kEC65rrSJQNJMQBFyI-UZShAsmi89-DVbuUl9_SD'
+    expect(await earlier.open(sealed, 'provider_key:org-a:key-1')).toBe('sk-sealed-by-gw-0.x-with-node-crypto')
+    await expect(earlier.open(sealed, 'provider_key:org-a:key-2')).rejects.toThrow()
   })
 
   test('masks show the first and last four characters only', () => {

@@ -176,7 +176,7 @@ describe('SSO configuration', () => {
     const moved = await rotateServerSecret(h.store, TEST_SECRET, next)
     expect(moved.ssoClientSecrets).toBeGreaterThan(0)
     const config = await h.store.org(org.orgId).sso.get()
-    expect(new Vault(next).open(config?.sealedClientSecret as string, sealContexts.ssoClientSecret(org.orgId))).toBe(
+    expect(await new Vault(next).open(config?.sealedClientSecret as string, sealContexts.ssoClientSecret(org.orgId))).toBe(
       CLIENT_SECRET,
     )
     await rotateServerSecret(h.store, next, TEST_SECRET)

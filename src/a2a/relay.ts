@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from 'bun'
 import type { Authenticator } from '../auth/authenticator'
 import type { Principal } from '../auth/principal'
@@ -222,7 +221,8 @@ export class A2aRelay {
     fetch: EgressPolicy['guardedFetch'],
     server: TimeoutControl | undefined,
   ): Promise<Response> {
-    const key = agent.sealedKey === null ? undefined : this.deps.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
+    const key =
+      agent.sealedKey === null ? undefined : await this.deps.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
     // The caller leaving ends the agent's call; so does an agent that does not answer in time (a whole
     // answer, or a stream's first byte: a stream then runs as long as the agent sends).
     const upstream = new AbortController()
@@ -353,7 +353,7 @@ export class A2aRelay {
   private async record(principal: Principal, agent: A2aAgentRow, method: string, started: number, outcome: Outcome) {
     try {
       await this.deps.store.a2aCalls.add({
-        id: randomUUID(),
+        id: crypto.randomUUID(),
         orgId: principal.orgId,
         agentId: agent.id,
         agentName: agent.name,

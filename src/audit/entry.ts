@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/principal'
 import type { AuditEntry } from '../store/repositories/audit'
 
@@ -21,7 +20,7 @@ export const auditEntry = (
   target: string | null,
   extra: { at: Date; sourceIp?: string | null; outcome?: AuditEntry['outcome']; detail?: Record<string, unknown> },
 ): AuditEntry => ({
-  id: randomUUID(),
+  id: crypto.randomUUID(),
   orgId: actor.orgId,
   actorId: actor.id,
   principalKind: actor.kind,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { badRequest } from '../errors'
 import type { Repositories } from '../store/store'
 import { emailProblem } from '../util/email'
@@ -17,7 +16,7 @@ export async function userForEmail(
   if (problem) throw badRequest(`email: ${problem}`)
   const existing = await repos.users.findByEmail(email)
   if (existing) return existing.id
-  const id = randomUUID()
+  const id = crypto.randomUUID()
   await repos.users.create({ id, email, passwordHash: null, createdAt: new Date(now()) })
   return id
 }

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { equalInConstantTime, hmacSha256 } from '../util/digest'
+import { randomBytes } from '../util/random'
 
 /**
  * Credential formats. A credential is `<prefix><id>_<secret>`: the id finds the row, the secret is
@@ -60,13 +61,11 @@ export class CredentialHasher {
 
   hash(kind: CredentialKind, id: string, secret: string): string {
     // The kind and id are part of the MAC input: a hash is only valid for the row it was made for.
-    return createHmac('sha256', this.hmacKey).update(`${kind}:${id}:${secret}`).digest('base64url')
+    return hmacSha256(this.hmacKey, `${kind}:${id}:${secret}`, 'base64url')
   }
 
   matches(credential: ParsedCredential, storedHash: string): boolean {
-    const expected = Buffer.from(this.hash(credential.kind, credential.id, credential.secret))
-    const stored = Buffer.from(storedHash)
-    return expected.length === stored.length && timingSafeEqual(expected, stored)
+    return equalInConstantTime(this.hash(credential.kind, credential.id, credential.secret), storedHash)
   }
 
   issue(kind: CredentialKind): IssuedCredential {

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import type { Store } from '../store/store'
+import { randomBytes } from '../util/random'
 import { sealContexts, Vault } from './vault'
 
 const CREDENTIAL_KEY = 'credential_hmac'
@@ -14,11 +14,11 @@ export async function loadCredentialKey(store: Store, serverSecret: string, now:
     (await store.serverKeys.get(CREDENTIAL_KEY)) ??
     (await store.serverKeys.insertIfAbsent({
       name: CREDENTIAL_KEY,
-      sealed: vault.seal(randomBytes(32).toString('base64url'), sealContexts.serverKey(CREDENTIAL_KEY)),
+      sealed: await vault.seal(randomBytes(32).toString('base64url'), sealContexts.serverKey(CREDENTIAL_KEY)),
       createdAt: new Date(now()),
     }))
   try {
-    return vault.open(stored.sealed, sealContexts.serverKey(CREDENTIAL_KEY))
+    return await vault.open(stored.sealed, sealContexts.serverKey(CREDENTIAL_KEY))
   } catch {
     throw new Error(
       "the server secret does not open this database's keys: GW_SECRET differs from the one the database was set up (or last rotated) with",
@@ -46,41 +46,42 @@ export async function rotateServerSecret(
 }> {
   const from = new Vault(oldSecret)
   const to = new Vault(newSecret)
+  const reseal = async (sealed: string, context: string) => to.seal(await from.open(sealed, context), context)
   return store.transaction(async (tx) => {
     const serverKeys = await tx.serverKeys.list()
     for (const key of serverKeys) {
       const context = sealContexts.serverKey(key.name)
-      await tx.serverKeys.reseal(key.name, to.seal(from.open(key.sealed, context), context))
+      await tx.serverKeys.reseal(key.name, await reseal(key.sealed, context))
     }
     const providerKeys = await tx.providerKeySeals.listAll()
     for (const key of providerKeys) {
       const context = sealContexts.providerKey(key)
-      await tx.providerKeySeals.reseal(key.orgId, key.id, to.seal(from.open(key.sealedSecret, context), context))
+      await tx.providerKeySeals.reseal(key.orgId, key.id, await reseal(key.sealedSecret, context))
     }
     const ssoConfigs = await tx.ssoSeals.listAll()
     for (const config of ssoConfigs) {
       const context = sealContexts.ssoClientSecret(config.orgId)
-      await tx.ssoSeals.reseal(config.orgId, to.seal(from.open(config.sealedClientSecret, context), context))
+      await tx.ssoSeals.reseal(config.orgId, await reseal(config.sealedClientSecret, context))
     }
     const webhooks = await tx.deliveries.allWebhooks()
     for (const webhook of webhooks) {
       const context = sealContexts.webhookSecret(webhook)
-      await tx.deliveries.resealWebhook(webhook.id, to.seal(from.open(webhook.sealedSecret, context), context))
+      await tx.deliveries.resealWebhook(webhook.id, await reseal(webhook.sealedSecret, context))
     }
     const integrations = await tx.integrationSeals.listAll()
     for (const integration of integrations) {
       const context = sealContexts.integrationSecrets(integration)
-      await tx.integrationSeals.reseal(integration.id, to.seal(from.open(integration.sealedSecrets, context), context))
+      await tx.integrationSeals.reseal(integration.id, await reseal(integration.sealedSecrets, context))
     }
     const mcpServers = await tx.mcpServerSeals.listAll()
     for (const server of mcpServers) {
       const context = sealContexts.mcpServerToken(server)
-      await tx.mcpServerSeals.reseal(server.id, to.seal(from.open(server.sealedToken, context), context))
+      await tx.mcpServerSeals.reseal(server.id, await reseal(server.sealedToken, context))
     }
     const agents = await tx.a2aAgentSeals.listAll()
     for (const agent of agents) {
       const context = sealContexts.a2aAgentKey(agent)
-      await tx.a2aAgentSeals.reseal(agent.id, to.seal(from.open(agent.sealedKey, context), context))
+      await tx.a2aAgentSeals.reseal(agent.id, await reseal(agent.sealedKey, context))
     }
     return {
       serverKeys: serverKeys.length,

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { randomBytes } from '../util/random'
 
 /**
  * The server secret keys every credential hash (and later the vault). From `GW_SECRET` when set;

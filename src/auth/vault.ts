@@ -1,35 +1,75 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
+import { hmacSha256 } from '../util/digest'
 
 /**
- * Encryption of stored secrets (provider keys, later SSO client secrets): AES-256-GCM under a key
- * derived from the server secret with HKDF-SHA256. Each value gets a fresh 96-bit nonce, and its
+ * Encryption of stored secrets (provider keys, webhook and SSO secrets, tokens): AES-256-GCM under a
+ * key derived from the server secret with HKDF-SHA256. Each value gets a fresh 96-bit nonce, and its
  * context (the row it belongs to) as associated data, so a ciphertext copied to another row does not
  * decrypt. Stored form: `v1.<nonce>.<tag>.<ciphertext>`, base64url parts.
+ *
+ * Web Crypto encrypts, and the native HMAC derives: neither needs node:crypto, whose evaluation costs
+ * every start of the executable about 1.5 ms, and `gw serve` opens its credential key before it
+ * listens. Web Crypto's own HKDF would cost that start a further round trip to its worker thread.
  */
 const VERSION = 'v1'
+const NONCE_BYTES = 12
+const TAG_BYTES = 16
+const utf8 = new TextEncoder()
+const fromUtf8 = new TextDecoder()
+
+const base64url = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
+
+/**
+ * HKDF-SHA256 (RFC 5869) for a key of one hash's length: the extract, then the expand's first and only
+ * block. What node:crypto's `hkdfSync('sha256', secret, salt, info, 32)` answers (a test holds them equal).
+ */
+export function hkdfSha256Key(secret: string, salt: string, info: string): Uint8Array<ArrayBuffer> {
+  const pseudorandomKey = hmacSha256(salt, secret)
+  return new Uint8Array(hmacSha256(pseudorandomKey, Buffer.concat([utf8.encode(info), Uint8Array.of(1)])))
+}
+
+const vaultKey = (serverSecret: string): Promise<CryptoKey> =>
+  crypto.subtle.importKey('raw', hkdfSha256Key(serverSecret, 'gw vault', 'aes-256-gcm v1'), 'AES-GCM', false, [
+    'encrypt',
+    'decrypt',
+  ])
 
 export class Vault {
-  private readonly key: Buffer
+  private key: Promise<CryptoKey> | undefined
 
-  constructor(serverSecret: string) {
-    this.key = Buffer.from(hkdfSync('sha256', serverSecret, 'gw vault', 'aes-256-gcm v1', 32))
+  constructor(private readonly serverSecret: string) {}
+
+  /** Derived when first needed: a process that seals and opens nothing (a one-shot command) derives nothing. */
+  private aesKey(): Promise<CryptoKey> {
+    this.key ??= vaultKey(this.serverSecret)
+    return this.key
   }
 
-  seal(plaintext: string, context: string): string {
-    const nonce = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce)
-    cipher.setAAD(Buffer.from(context))
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-    return [VERSION, nonce, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.')
+  async seal(plaintext: string, context: string): Promise<string> {
+    const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES))
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv: nonce, additionalData: utf8.encode(context), tagLength: TAG_BYTES * 8 },
+        await this.aesKey(),
+        utf8.encode(plaintext),
+      ),
+    )
+    // Web Crypto appends the tag to the ciphertext; the stored form keeps it apart.
+    const body = sealed.subarray(0, sealed.length - TAG_BYTES)
+    const tag = sealed.subarray(sealed.length - TAG_BYTES)
+    return [VERSION, base64url(nonce), base64url(tag), base64url(body)].join('.')
   }
 
-  open(sealed: string, context: string): string {
+  /** Fails when the value was not sealed by this server secret, or not for this context. */
+  async open(sealed: string, context: string): Promise<string> {
     const [version, nonce, tag, body] = sealed.split('.')
     if (version !== VERSION || !nonce || !tag || body === undefined) throw new Error('not a sealed value of this vault')
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64url'))
-    decipher.setAAD(Buffer.from(context))
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'))
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
+    const opened = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: Buffer.from(nonce, 'base64url'), additionalData: utf8.encode(context), tagLength: TAG_BYTES * 8 },
+      await this.aesKey(),
+      Buffer.concat([Buffer.from(body, 'base64url'), Buffer.from(tag, 'base64url')]),
+    )
+    return fromUtf8.decode(opened)
   }
 }
 

@@ -61,7 +61,7 @@ export class OrgConnections implements OrgKeySource {
     const cached = this.keys.get(cacheKey)
     if (cached !== undefined) return cached
     const key = await this.store.org(orgId).providerKeys.newestFor(provider)
-    const opened = key ? this.open(key) : null
+    const opened = key ? await this.open(key) : null
     this.keys.set(cacheKey, opened)
     return opened
   }
@@ -71,7 +71,7 @@ export class OrgConnections implements OrgKeySource {
     const cacheKey = byProviderKey(orgId, provider)
     let keys = this.lists.get(cacheKey)
     if (keys === undefined) {
-      keys = (await this.store.org(orgId).providerKeys.listFor(provider)).map((key) => this.open(key))
+      keys = await Promise.all((await this.store.org(orgId).providerKeys.listFor(provider)).map((key) => this.open(key)))
       this.lists.set(cacheKey, keys)
     }
     // A copy: a caller that sorts or filters its list must not change the next caller's.
@@ -88,7 +88,7 @@ export class OrgConnections implements OrgKeySource {
     const cached = this.keys.get(cacheKey)
     if (cached !== undefined) return cached
     const key = await this.store.org(orgId).providerKeys.get(id)
-    const opened = key ? this.open(key) : null
+    const opened = key ? await this.open(key) : null
     this.keys.set(cacheKey, opened)
     return opened
   }
@@ -100,11 +100,11 @@ export class OrgConnections implements OrgKeySource {
     if (id !== undefined) this.keys.delete(byIdKey(orgId, id))
   }
 
-  private open(key: ProviderKeyRecord): OrgProviderKey {
+  private async open(key: ProviderKeyRecord): Promise<OrgProviderKey> {
     return {
       id: key.id,
       provider: key.provider,
-      apiKey: this.vault.open(key.sealedSecret, sealContexts.providerKey(key)),
+      apiKey: await this.vault.open(key.sealedSecret, sealContexts.providerKey(key)),
       baseUrl: key.baseUrl,
       weight: key.weight,
       settings: key.settings,

@@ -120,7 +120,7 @@ export class Deliverer {
     const started = performance.now()
     const latency = () => Math.round(performance.now() - started)
     try {
-      const secret = this.options.vault.open(webhook.sealedSecret, sealContexts.webhookSecret(webhook))
+      const secret = await this.options.vault.open(webhook.sealedSecret, sealContexts.webhookSecret(webhook))
       // The Standard Webhooks library is read with the first delivery, not at every start.
       const { signedHeaders } = await import('./signing')
       // A redirect counts as a failure: the receiver must answer at the address it gave.
@@ -161,7 +161,9 @@ export class Deliverer {
     const started = performance.now()
     const { customerId, value, requestId, at } = JSON.parse(delivery.payload) as MeterPayload
     try {
-      const secrets = JSON.parse(this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)))
+      const secrets = JSON.parse(
+        await this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)),
+      )
       await stripeMeterEvent(this.options.urls.stripeApiUrl, (secrets as { secretKey?: string }).secretKey ?? '', {
         eventName: integration.settings.meterEventName ?? DEFAULT_METER_EVENT,
         customerId,
@@ -184,7 +186,7 @@ export class Deliverer {
     const latency = () => Math.round(performance.now() - started)
     try {
       const secrets = JSON.parse(
-        this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)),
+        await this.options.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration)),
       ) as { webhookUrl?: string; botToken?: string }
       const text = slackText(delivery.event, delivery.payload)
       if (secrets.webhookUrl) {

@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto'
 import { nanoToUsd } from '../money/cost'
 import type { Integration } from '../store/repositories/integrations'
 import type { RequestRecord } from '../store/repositories/requests'
 import type { NewDelivery, Webhook } from '../store/repositories/webhooks'
+import { sha256 } from '../util/digest'
 
 /** The events gw sends, by name. Budget events come from the spend controls. */
 export const WEBHOOK_EVENTS = ['request.completed', 'budget.threshold_crossed', 'budget.breached', 'webhook.test'] as const
@@ -12,13 +12,13 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 export const DROPPABLE_EVENT: WebhookEvent = 'request.completed'
 
 /** A message id as Standard Webhooks receivers expect one: the same on every attempt of one event. */
-export const newMessageId = (): string => `msg_${randomUUID().replaceAll('-', '')}`
+export const newMessageId = (): string => `msg_${crypto.randomUUID().replaceAll('-', '')}`
 
 /** Sampling decided per event and webhook, the same way every time it is asked (a retried batch decides alike). */
 export function sampled(webhook: Pick<Webhook, 'id' | 'sampleRate'>, eventKey: string): boolean {
   if (webhook.sampleRate >= 100) return true
   if (webhook.sampleRate <= 0) return false
-  const draw = createHash('sha256').update(`${webhook.id}:${eventKey}`).digest().readUInt32BE(0) % 100
+  const draw = sha256(`${webhook.id}:${eventKey}`).readUInt32BE(0) % 100
   return draw < webhook.sampleRate
 }
 

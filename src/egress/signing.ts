@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
+import { randomBytes } from '../util/random'
 
 /**
  * Webhook signing by the Standard Webhooks specification: `webhook-id`, `webhook-timestamp` and

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Authenticator } from '../auth/authenticator'
 import type { Principal } from '../auth/principal'
@@ -295,7 +294,7 @@ export class McpGateway {
           retryAfterSeconds: verdict.retryAfterSeconds,
         },
       )
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const reservation = await this.deps.budgets.reserve(
       {
         requestId: id,
@@ -314,7 +313,7 @@ export class McpGateway {
     let failure: string | null = null
     try {
       result = await callTool(
-        this.targetOf(server),
+        await this.targetOf(server),
         fetch,
         { name: tool, ...(args ? { arguments: args } : {}) },
         {
@@ -378,16 +377,18 @@ export class McpGateway {
   /** A server's tools, asked at most every TOOL_LIST_TTL_MS; a changed registration is a new key, asked at once. */
   private toolsOf(server: McpServerRow): Promise<UpstreamTool[]> {
     const key = `${server.orgId}:${server.id}:${server.updatedAt.getTime()}`
-    return this.toolLists.load(key, () =>
-      listTools(this.targetOf(server), this.deps.fetch, {
+    return this.toolLists.load(key, async () =>
+      listTools(await this.targetOf(server), this.deps.fetch, {
         ...(this.deps.listTimeoutMs !== undefined ? { timeoutMs: this.deps.listTimeoutMs } : {}),
       }),
     )
   }
 
-  private targetOf(server: McpServerRow): McpTarget {
+  private async targetOf(server: McpServerRow): Promise<McpTarget> {
     const token =
-      server.sealedToken === null ? undefined : this.deps.vault.open(server.sealedToken, sealContexts.mcpServerToken(server))
+      server.sealedToken === null
+        ? undefined
+        : await this.deps.vault.open(server.sealedToken, sealContexts.mcpServerToken(server))
     return { url: server.url, transport: server.transport, ...(token !== undefined ? { token } : {}) }
   }
 }

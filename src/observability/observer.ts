@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { CallFacts } from '../gateway/call'
 import type { StreamOutcome } from '../gateway/steps/relay'
+import { equalInConstantTime } from '../util/digest'
 
 /**
  * What the gateway tells an observer of each call it settles. When metrics are off there is no
@@ -27,12 +27,6 @@ export async function scrape(metrics: MetricsExposition): Promise<Response> {
   return new Response(await metrics.render(), { headers: { 'content-type': metrics.contentType } })
 }
 
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
-}
-
 /**
  * `/metrics` on the main port: only with the operator's token. Without one configured it is not there
  * at all (404), so it is never public by accident.
@@ -43,7 +37,7 @@ export async function metricsAnswer(
   authorization: string | null,
 ): Promise<Response> {
   if (!metrics || !token) return new Response('Not Found', { status: 404 })
-  if (!authorization || !sameText(authorization, `Bearer ${token}`))
+  if (!authorization || !equalInConstantTime(authorization, `Bearer ${token}`))
     return new Response('Unauthorized', { status: 401, headers: { 'www-authenticate': 'Bearer' } })
   return scrape(metrics)
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { probeCard } from '../../a2a/card'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
@@ -45,7 +44,7 @@ export class A2aAgentsService {
     this.egress.requireSavable(input.url, 'url')
     const at = new Date(this.now())
     const row: A2aAgentRow = {
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       orgId: principal.orgId,
       name: input.name,
       url: input.url,
@@ -89,7 +88,7 @@ export class A2aAgentsService {
     const agents = this.store.org(principal.orgId).a2aAgents
     if (!(await agents.get(id))) throw notFound('A2A agent')
     const updated = await agents.update(id, {
-      sealedKey: this.vault.seal(key, sealContexts.a2aAgentKey({ orgId: principal.orgId, id })),
+      sealedKey: await this.vault.seal(key, sealContexts.a2aAgentKey({ orgId: principal.orgId, id })),
       keyHint: maskSecret(key),
       updatedAt: new Date(this.now()),
     })
@@ -106,7 +105,7 @@ export class A2aAgentsService {
     const agent = await agents.get(id)
     if (!agent) throw notFound('A2A agent')
     if (!this.egress.enabled) throw egressDisabled()
-    const key = agent.sealedKey === null ? undefined : this.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
+    const key = agent.sealedKey === null ? undefined : await this.vault.open(agent.sealedKey, sealContexts.a2aAgentKey(agent))
     const result = await probeCard(agent.url, this.egress.guardedFetch, {
       ...(key !== undefined ? { key } : {}),
       ...(this.probeTimeoutMs !== undefined ? { timeoutMs: this.probeTimeoutMs } : {}),

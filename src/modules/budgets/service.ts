@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { PROVIDER_NAMES } from '../../directory/providers'
 import { badRequest, conflict, notFound } from '../../errors'
@@ -207,7 +206,7 @@ export class BudgetsService {
       })) as DowngradeMapping
     } else {
       mapping = {
-        id: randomUUID(),
+        id: crypto.randomUUID(),
         orgId: principal.orgId,
         fromModel: input.fromModel,
         toModel: input.toModel,
@@ -352,7 +351,7 @@ export class BudgetsService {
       if (!current || current.kind !== fields.kind) throw notFound(`${fields.kind} limit`)
       saved = (await org.budgetLimits.update(id, { ...fields, updatedAt: now })) as BudgetLimit
     } else {
-      saved = { id: randomUUID(), orgId: principal.orgId, ...fields, createdAt: now, updatedAt: now }
+      saved = { id: crypto.randomUUID(), orgId: principal.orgId, ...fields, createdAt: now, updatedAt: now }
       await org.budgetLimits.create(saved)
     }
     this.policies.forget(principal.orgId)

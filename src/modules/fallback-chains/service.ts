@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import type { Chains } from '../../directory/chains'
 import { ApiError, badRequest, conflict, notFound } from '../../errors'
@@ -44,7 +43,7 @@ export class FallbackChainsService {
   async create(principal: Principal, input: ChainInput) {
     const fields = await this.checked(principal, input)
     const now = new Date(this.now())
-    const row: FallbackChainRow = { id: randomUUID(), orgId: principal.orgId, ...fields, createdAt: now, updatedAt: now }
+    const row: FallbackChainRow = { id: crypto.randomUUID(), orgId: principal.orgId, ...fields, createdAt: now, updatedAt: now }
     if ((await this.store.org(principal.orgId).fallbackChains.create(row)) === ALIAS_TAKEN) throw aliasTaken(fields.matchModel)
     this.forget(principal.orgId)
     return this.view(row)

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { Value } from '@sinclair/typebox/value'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
@@ -55,9 +54,9 @@ export class IntegrationsService {
       throw conflict(
         `this organization has a ${input.type} integration already: change it with POST /v1/integration/${existing.id}`,
       )
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const at = new Date(this.now())
-    const fields = this.fieldsOf(input.type, { orgId: principal.orgId, id }, {}, input.settings)
+    const fields = await this.fieldsOf(input.type, { orgId: principal.orgId, id }, {}, input.settings)
     await org.add({ id, type: input.type, active: input.active ?? true, ...fields, createdAt: at, updatedAt: at })
     return this.get(principal, id)
   }
@@ -67,9 +66,9 @@ export class IntegrationsService {
     const integration = await this.own(principal, id)
     if (input.settings === undefined && input.active === undefined) throw badRequest('nothing to change: send settings or active')
     if (input.settings !== undefined && !this.egress.enabled) throw egressDisabled()
-    const current = { ...integration.settings, ...this.openSecrets(integration) }
+    const current = { ...integration.settings, ...(await this.openSecrets(integration)) }
     const fields =
-      input.settings === undefined ? integration : this.fieldsOf(integration.type, integration, current, input.settings)
+      input.settings === undefined ? integration : await this.fieldsOf(integration.type, integration, current, input.settings)
     await this.store.org(principal.orgId).integrations.update(id, {
       active: input.active ?? integration.active,
       settings: fields.settings,
@@ -83,7 +82,7 @@ export class IntegrationsService {
   async slackChannels(principal: Principal) {
     const slack = await this.store.org(principal.orgId).integrations.ofType('slack')
     if (!slack) throw notFound('slack integration')
-    const token = this.openSecrets(slack).botToken
+    const token = (await this.openSecrets(slack)).botToken
     if (!token) throw badRequest('the Slack integration has no botToken: listing channels needs one')
     if (!this.egress.enabled) throw egressDisabled()
     try {
@@ -100,11 +99,11 @@ export class IntegrationsService {
     if (!this.egress.enabled) throw egressDisabled()
     const eventName = integration.settings.meterEventName ?? DEFAULT_METER_EVENT
     try {
-      const sent = await stripeMeterEvent(this.urls.stripeApiUrl, this.openSecrets(integration).secretKey ?? '', {
+      const sent = await stripeMeterEvent(this.urls.stripeApiUrl, (await this.openSecrets(integration)).secretKey ?? '', {
         eventName,
         customerId: input.customerId,
         value: input.value ?? 1,
-        identifier: `gw-test-${randomUUID()}`,
+        identifier: `gw-test-${crypto.randomUUID()}`,
         at: new Date(this.now()),
       })
       return { ok: true as const, identifier: sent.identifier, eventName }
@@ -119,18 +118,16 @@ export class IntegrationsService {
     return integration
   }
 
-  private openSecrets(integration: Integration): Record<string, string> {
-    return JSON.parse(this.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration))) as Record<
-      string,
-      string
-    >
+  private async openSecrets(integration: Integration): Promise<Record<string, string>> {
+    const opened = await this.vault.open(integration.sealedSecrets, sealContexts.integrationSecrets(integration))
+    return JSON.parse(opened) as Record<string, string>
   }
 
   /**
    * The stored form of settings: `changes` over `current` (an empty string removes a setting), checked
    * against the type's schema, secrets sealed together and kept masked for reads.
    */
-  private fieldsOf(
+  private async fieldsOf(
     type: IntegrationType,
     row: { orgId: string; id: string },
     current: Record<string, string>,
@@ -154,7 +151,7 @@ export class IntegrationsService {
     const secrets = Object.fromEntries(Object.entries(merged).filter(([field]) => kind.secrets.includes(field)))
     return {
       settings: Object.fromEntries(Object.entries(merged).filter(([field]) => !kind.secrets.includes(field))),
-      sealedSecrets: this.vault.seal(JSON.stringify(secrets), sealContexts.integrationSecrets(row)),
+      sealedSecrets: await this.vault.seal(JSON.stringify(secrets), sealContexts.integrationSecrets(row)),
       secretHints: Object.fromEntries(Object.entries(secrets).map(([field, value]) => [field, maskSecret(value)])),
     }
   }

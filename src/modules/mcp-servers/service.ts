@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import type { EgressPolicy } from '../../egress/policy'
@@ -54,7 +53,7 @@ export class McpServersService {
 
   async create(principal: Principal, input: CreateServerInput) {
     this.egress.requireSavable(input.url, 'url')
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const at = new Date(this.now())
     const row: McpServerRow = {
       id,
@@ -62,7 +61,7 @@ export class McpServersService {
       name: input.name,
       url: input.url,
       transport: input.transport,
-      ...this.sealed(principal.orgId, id, input.auth),
+      ...(await this.sealed(principal.orgId, id, input.auth)),
       toolAllow: input.toolAllow ?? [],
       toolDeny: input.toolDeny ?? [],
       enabled: true,
@@ -85,7 +84,7 @@ export class McpServersService {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.url !== undefined ? { url: input.url } : {}),
       ...(input.transport !== undefined ? { transport: input.transport } : {}),
-      ...(input.auth !== undefined ? this.sealed(principal.orgId, id, input.auth) : {}),
+      ...(input.auth !== undefined ? await this.sealed(principal.orgId, id, input.auth) : {}),
       ...(input.toolAllow !== undefined ? { toolAllow: input.toolAllow } : {}),
       ...(input.toolDeny !== undefined ? { toolDeny: input.toolDeny } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
@@ -107,7 +106,7 @@ export class McpServersService {
     if (!server) throw notFound('MCP server')
     if (!this.egress.enabled) throw egressDisabled()
     const token =
-      server.sealedToken === null ? undefined : this.vault.open(server.sealedToken, sealContexts.mcpServerToken(server))
+      server.sealedToken === null ? undefined : await this.vault.open(server.sealedToken, sealContexts.mcpServerToken(server))
     return probe({ url: server.url, transport: server.transport, ...(token !== undefined ? { token } : {}) }, this.fetch, {
       ...(this.probeTimeoutMs !== undefined ? { timeoutMs: this.probeTimeoutMs } : {}),
       now: this.now,
@@ -158,14 +157,14 @@ export class McpServersService {
     if (existing) {
       const updated = await servers.update(existing.id, {
         enabled: input.enabled,
-        ...(input.auth ? this.sealed(principal.orgId, existing.id, input.auth) : {}),
+        ...(input.auth ? await this.sealed(principal.orgId, existing.id, input.auth) : {}),
         updatedAt: new Date(this.now()),
       })
       if (!updated || updated === NAME_TAKEN) throw notFound('MCP server')
       return platformView(entry, updated)
     }
     if (!input.enabled) return platformView(entry, undefined)
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const at = new Date(this.now())
     const row: McpServerRow = {
       id,
@@ -173,7 +172,7 @@ export class McpServersService {
       name: entry.id,
       url: entry.url,
       transport: entry.transport,
-      ...this.sealed(principal.orgId, id, input.auth),
+      ...(await this.sealed(principal.orgId, id, input.auth)),
       toolAllow: [],
       toolDeny: [],
       enabled: true,
@@ -186,15 +185,15 @@ export class McpServersService {
   }
 
   /** The columns of a credential (none when the caller named none): the token sealed to this row, and its hint. */
-  private sealed(
+  private async sealed(
     orgId: string,
     id: string,
     auth: AuthInput = { kind: 'none' },
-  ): Pick<McpServerRow, 'authKind' | 'sealedToken' | 'tokenHint'> {
+  ): Promise<Pick<McpServerRow, 'authKind' | 'sealedToken' | 'tokenHint'>> {
     if (auth.kind === 'none') return { authKind: 'none', sealedToken: null, tokenHint: null }
     return {
       authKind: 'bearer',
-      sealedToken: this.vault.seal(auth.token, sealContexts.mcpServerToken({ orgId, id })),
+      sealedToken: await this.vault.seal(auth.token, sealContexts.mcpServerToken({ orgId, id })),
       tokenHint: maskSecret(auth.token),
     }
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { badRequest, notFound } from '../../errors'
 import { nanoToUsd } from '../../money/cost'
@@ -179,6 +178,6 @@ export class ModelPricesService {
   }
 
   private stored(price: CheckedPrice, now: Date): NewModelPrice {
-    return { id: randomUUID(), ...price, createdAt: now }
+    return { id: crypto.randomUUID(), ...price, createdAt: now }
   }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { auditEntry } from '../../audit/entry'
 import { userForEmail } from '../../auth/accounts'
 import type { CredentialIssuer } from '../../auth/issuer'
@@ -34,7 +33,7 @@ export class OrganizationService {
   async bootstrap(input: BootstrapInput): Promise<BootstrapResult> {
     const passwordHash = input.password ? await hashPassword(input.password) : undefined
     return this.store.transaction(async (tx) => {
-      const orgId = randomUUID()
+      const orgId = crypto.randomUUID()
       const now = new Date(this.now())
       await tx.organizations.create({ id: orgId, name: input.orgName, tier: input.tier, creditBalanceNano: 0, createdAt: now })
       const userId = await userForEmail(tx, input.email, this.now)

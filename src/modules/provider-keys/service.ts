@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { maskSecret, sealContexts, type Vault } from '../../auth/vault'
 import type { OrgConnections } from '../../directory/connections'
@@ -54,14 +53,14 @@ export class ProviderKeysService {
     const settings = settingsIn(input)
     const { hint } = checkKey({ provider: input.provider, baseUrl: input.baseUrl ?? null, secret: input.secret, settings })
     const now = new Date(this.now())
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const key: ProviderKeyRecord = {
       id,
       orgId: principal.orgId,
       provider: input.provider,
       name: input.name,
       baseUrl: input.baseUrl ?? null,
-      sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
+      sealedSecret: await this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
       hint: hint ?? maskSecret(input.secret),
       weight: input.weight ?? 1,
       settings: Object.keys(settings).length > 0 ? settings : null,
@@ -93,7 +92,7 @@ export class ProviderKeysService {
       ...(Object.keys(changed).length > 0 ? { settings } : {}),
       ...(input.secret !== undefined
         ? {
-            sealedSecret: this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
+            sealedSecret: await this.vault.seal(input.secret, sealContext({ orgId: principal.orgId, id })),
             hint: hint ?? maskSecret(input.secret),
           }
         : {}),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { requireTier } from '../../auth/tiers'
 import { notFound } from '../../errors'
@@ -60,7 +59,7 @@ export class RateLimitRulesService implements RuleSource {
     const policy = this.validate(input)
     const now = new Date(this.now())
     const rule: RateLimitRule = {
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       orgId: principal.orgId,
       ...this.columns(policy),
       createdAt: now,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../../auth/authenticator'
 import { BUILT_IN_ROLE_PERMISSIONS, BUILT_IN_ROLES, customRolePermissions, isPermission } from '../../auth/permissions'
 import type { Principal } from '../../auth/principal'
@@ -54,7 +53,7 @@ export class RolesService {
   async create(principal: Principal, input: CreateRoleInput) {
     requireTier(principal.tier, 'enterprise', 'Custom roles')
     const role: CustomRole = {
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       orgId: principal.orgId,
       name: input.name,
       permissions: permissionsFor(input.permissions),

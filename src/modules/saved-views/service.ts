@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { badRequest, conflict, notFound, nothingToChange } from '../../errors'
 import type { SavedFilter } from '../../store/repositories/saved-views'
@@ -41,7 +40,7 @@ export class SavedViewsService {
     }
     const now = new Date(this.now())
     const saved: SavedFilter = {
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       orgId: principal.orgId,
       name: input.name,
       filter,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { resolveTxt } from 'node:dns/promises'
 import type { Principal } from '../../auth/principal'
 import { requireTier, tierAtLeast } from '../../auth/tiers'
@@ -7,6 +6,7 @@ import { type EgressPolicy, EgressRefused } from '../../egress/policy'
 import { badRequest, egressDisabled, notFound } from '../../errors'
 import type { SsoConfig } from '../../store/repositories/sso'
 import type { Store } from '../../store/store'
+import { randomBytes } from '../../util/random'
 import type { SsoInput } from './model'
 
 /** Looks up TXT records; the system resolver in production, a stand-in in tests. */
@@ -60,7 +60,7 @@ export class SsoService {
       clientId: input.clientId,
       sealedClientSecret:
         input.clientSecret !== undefined
-          ? this.vault.seal(input.clientSecret, sealContexts.ssoClientSecret(principal.orgId))
+          ? await this.vault.seal(input.clientSecret, sealContexts.ssoClientSecret(principal.orgId))
           : (existing as SsoConfig).sealedClientSecret,
       clientSecretHint:
         input.clientSecret !== undefined ? maskSecret(input.clientSecret) : (existing as SsoConfig).clientSecretHint,

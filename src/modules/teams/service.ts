@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { conflict, notFound } from '../../errors'
 import type { TeamVisibility } from '../../store/repositories/organizations'
@@ -35,7 +34,7 @@ export class TeamsService {
 
   async create(principal: Principal, name: string) {
     if (await this.store.org(principal.orgId).teams.findByName(name)) throw conflict(`a team named "${name}" exists already`)
-    const team: Team = { id: randomUUID(), orgId: principal.orgId, name, createdAt: new Date(this.now()) }
+    const team: Team = { id: crypto.randomUUID(), orgId: principal.orgId, name, createdAt: new Date(this.now()) }
     await this.store.org(principal.orgId).teams.create(team)
     return view(team)
   }

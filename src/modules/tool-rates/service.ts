@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { badRequest, notFound } from '../../errors'
 import { NANO_PER_USD, nanoToUsd } from '../../money/cost'
@@ -45,7 +44,7 @@ export class ToolRatesService {
       throw badRequest(`serverId ${JSON.stringify(input.serverId)} is none of this organization's MCP servers; name one, or *`)
     const at = new Date(this.now())
     const stored = await org.toolRates.upsert({
-      id: randomUUID(),
+      id: crypto.randomUUID(),
       serverId: input.serverId,
       tool: input.tool,
       usdNanoPerCall: Math.round(input.usdPerCall * NANO_PER_USD),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Principal } from '../../auth/principal'
 import { sealContexts, type Vault } from '../../auth/vault'
 import type { Deliverer } from '../../egress/deliverer'
@@ -69,7 +68,7 @@ export class WebhooksService {
   /** A new webhook; its signing secret is in this answer and never again. */
   async create(principal: Principal, input: CreateWebhookInput) {
     this.egress.requireSavable(input.destination, 'destination')
-    const id = randomUUID()
+    const id = crypto.randomUUID()
     const secret = newSigningSecret()
     const webhook: Webhook = {
       id,
@@ -79,7 +78,7 @@ export class WebhooksService {
       sampleRate: input.sampleRate ?? 100,
       propertyFilters: Object.fromEntries(Object.entries(input.propertyFilters ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
       includeData: input.includeData ?? false,
-      sealedSecret: this.vault.seal(secret, sealContexts.webhookSecret({ orgId: principal.orgId, id })),
+      sealedSecret: await this.vault.seal(secret, sealContexts.webhookSecret({ orgId: principal.orgId, id })),
       secretPrefix: secretPrefix(secret),
       disabledAt: null,
       droppedEvents: 0,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256 } from '../../../util/digest'
 import { asRecord, parseJson } from '../provider'
 
 /** Mistral's rule for a tool call's id: nine letters and digits, which its own calls have. */
@@ -8,7 +8,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** The same id in, the same nine characters out: a call and the result that answers it stay paired. */
 function nineCharacterId(id: string): string {
   if (NINE_ALPHANUMERIC.test(id)) return id
-  const digest = createHash('sha256').update(id).digest()
+  const digest = sha256(id)
   let out = ''
   for (let i = 0; i < 9; i++) out += ALPHABET[(digest[i] as number) % ALPHABET.length]
   return out
