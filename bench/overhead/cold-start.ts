@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Settings } from './config'
-import { gwBinary, gwEnv } from './gw'
+import { type GwEnv, gwBinary, gwEnv } from './gw'
 import { freePort, run, start, stop } from './processes'
 
 export interface ColdStartResult {
@@ -31,7 +31,8 @@ export async function healthy(url: string): Promise<boolean> {
 
 /** Milliseconds from spawn to healthy; polls every millisecond, so the figure is at most ~1 ms high. */
 async function timeStart(command: string[], dataDir: string, fakePort: number, logPath: string): Promise<number> {
-  const env = gwEnv(dataDir, freePort(), fakePort)
+  // At the default level, as an operator starts it: gw logs before its first answer.
+  const env: GwEnv = { ...gwEnv(dataDir, freePort(), fakePort), GW_LOG_LEVEL: 'info' }
   const url = `http://127.0.0.1:${env.GW_PORT}/healthcheck`
   const started = performance.now()
   const child = start(command, { env, logPath })
