@@ -2,6 +2,7 @@ import type { Redis, RedisOptions } from 'ioredis'
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './auth/invalidation'
 import { loadCredentialKey } from './auth/secret-rotation'
 import { loadServerSecret } from './auth/server-secret'
+import { Vault } from './auth/vault'
 import type { Config } from './config'
 import { EgressPolicy } from './egress/policy'
 import { MemoryResponseCache } from './gateway/cache/memory'
@@ -164,13 +165,14 @@ export interface RuntimeOptions {
 export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = createLogger(config.logLevel)
   const serverSecret = loadServerSecret(config.secret, config.dataDir)
+  const vault = new Vault(serverSecret)
   const db = await openDatabase(config)
   if (options.migrate) {
     const applied = [...(db.created ?? []), ...(await migrate(db))]
     if (applied.length > 0) log.info('migrations applied', { dialect: db.dialect, applied: applied.join(',') })
   }
   const store = createStore(db)
-  const credentialKey = await loadCredentialKey(store, serverSecret)
+  const credentialKey = await loadCredentialKey(store, vault)
   const probes: HealthProbe[] = [
     {
       name: 'database',

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createApp } from '../src/app'
 import { loadCredentialKey, rotateServerSecret } from '../src/auth/secret-rotation'
+import { Vault } from '../src/auth/vault'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, DIALECTS, TEST_SECRET } from './support/harness'
 
@@ -29,9 +30,9 @@ for (const dialect of DIALECTS) {
         })
 
         // A gw restarted with the new secret: same credential key, so the same API keys and sessions work.
-        const credentialKey = await loadCredentialKey(h.store, NEW_SECRET)
+        const credentialKey = await loadCredentialKey(h.store, new Vault(NEW_SECRET))
         expect(credentialKey).toBe(h.credentialKey)
-        await expect(loadCredentialKey(h.store, TEST_SECRET)).rejects.toThrow('does not open')
+        await expect(loadCredentialKey(h.store, new Vault(TEST_SECRET))).rejects.toThrow('does not open')
         const restarted = createApp({ ...h.deps, serverSecret: NEW_SECRET, credentialKey })
         const call = await restarted.handle(
           new Request('http://localhost/v1/chat/completions', {
@@ -65,7 +66,7 @@ for (const dialect of DIALECTS) {
         const before = JSON.stringify(await h.db.query('SELECT * FROM server_keys'))
         await expect(rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).rejects.toThrow()
         expect(JSON.stringify(await h.db.query('SELECT * FROM server_keys'))).toBe(before)
-        expect(await loadCredentialKey(h.store, TEST_SECRET)).toBe(h.credentialKey)
+        expect(await loadCredentialKey(h.store, new Vault(TEST_SECRET))).toBe(h.credentialKey)
       } finally {
         await h.close()
       }

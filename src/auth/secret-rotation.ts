@@ -8,8 +8,7 @@ const CREDENTIAL_KEY = 'credential_hmac'
  * The key every credential hash is made with: random, made once per installation, kept sealed under
  * the server secret. (Hashing under the server secret itself would make rotating it revoke every key.)
  */
-export async function loadCredentialKey(store: Store, serverSecret: string, now: () => number = Date.now): Promise<string> {
-  const vault = new Vault(serverSecret)
+export async function loadCredentialKey(store: Store, vault: Vault, now: () => number = Date.now): Promise<string> {
   const stored =
     (await store.serverKeys.get(CREDENTIAL_KEY)) ??
     (await store.serverKeys.insertIfAbsent({

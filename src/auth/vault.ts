@@ -35,14 +35,16 @@ const vaultKey = (serverSecret: string): Promise<CryptoKey> =>
   ])
 
 export class Vault {
-  private key: Promise<CryptoKey> | undefined
+  /**
+   * Imported as the vault is made, not when first used: Web Crypto imports on its own thread, so the
+   * start's next steps (the database opened, the migrations checked) run while it does.
+   */
+  private readonly key: Promise<CryptoKey>
 
-  constructor(private readonly serverSecret: string) {}
-
-  /** Derived when first needed: a process that seals and opens nothing (a one-shot command) derives nothing. */
-  private aesKey(): Promise<CryptoKey> {
-    this.key ??= vaultKey(this.serverSecret)
-    return this.key
+  constructor(serverSecret: string) {
+    this.key = vaultKey(serverSecret)
+    // Whoever seals or opens sees a failure; a vault never used must not leave it unhandled.
+    this.key.catch(() => undefined)
   }
 
   async seal(plaintext: string, context: string): Promise<string> {
@@ -50,7 +52,7 @@ export class Vault {
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
         { name: 'AES-GCM', iv: nonce, additionalData: utf8.encode(context), tagLength: TAG_BYTES * 8 },
-        await this.aesKey(),
+        await this.key,
         utf8.encode(plaintext),
       ),
     )
@@ -66,7 +68,7 @@ export class Vault {
     if (version !== VERSION || !nonce || !tag || body === undefined) throw new Error('not a sealed value of this vault')
     const opened = await crypto.subtle.decrypt(
       { name: 'AES-GCM', iv: Buffer.from(nonce, 'base64url'), additionalData: utf8.encode(context), tagLength: TAG_BYTES * 8 },
-      await this.aesKey(),
+      await this.key,
       Buffer.concat([Buffer.from(body, 'base64url'), Buffer.from(tag, 'base64url')]),
     )
     return fromUtf8.decode(opened)

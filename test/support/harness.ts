@@ -5,6 +5,7 @@ import { type App, createApp } from '../../src/app'
 import { type InvalidationBus, LocalInvalidationBus } from '../../src/auth/invalidation'
 import { loadCredentialKey } from '../../src/auth/secret-rotation'
 import type { Tier } from '../../src/auth/tiers'
+import { Vault } from '../../src/auth/vault'
 import { type Config, loadConfig } from '../../src/config'
 import type { ResponseCache } from '../../src/gateway/cache/store'
 import type { GatewayConfig } from '../../src/gateway/gateway'
@@ -154,7 +155,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const deps: AppDeps = {
     store: database.store,
     serverSecret: TEST_SECRET,
-    credentialKey: await loadCredentialKey(database.store, TEST_SECRET),
+    credentialKey: await loadCredentialKey(database.store, new Vault(TEST_SECRET)),
     log: options.log ?? silentLogger,
     probes: options.probes ?? [],
     now: options.now,
