@@ -49,6 +49,20 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    test('the credential key is made once: starts that find none at the same time all get the one stored', async () => {
+      const h = await createHarness({ dialect })
+      try {
+        await h.db.execute('DELETE FROM server_keys')
+        const keys = await Promise.all([1, 2, 3].map(() => loadCredentialKey(h.store, new Vault(TEST_SECRET))))
+        expect(new Set(keys).size).toBe(1)
+        expect(keys[0]).toMatch(/^[A-Za-z0-9_-]{43}$/)
+        expect(await loadCredentialKey(h.store, new Vault(TEST_SECRET))).toBe(keys[0] as string)
+        expect(await h.db.query('SELECT name FROM server_keys')).toEqual([{ name: 'credential_hmac' }])
+      } finally {
+        await h.close()
+      }
+    })
+
     test('all or nothing: a secret that cannot be opened stops the rotation and nothing moves', async () => {
       const h = await createHarness({ dialect })
       try {

@@ -9,15 +9,17 @@ const CREDENTIAL_KEY = 'credential_hmac'
  * the server secret. (Hashing under the server secret itself would make rotating it revoke every key.)
  */
 export async function loadCredentialKey(store: Store, vault: Vault, now: () => number = Date.now): Promise<string> {
-  const stored =
-    (await store.serverKeys.get(CREDENTIAL_KEY)) ??
-    (await store.serverKeys.insertIfAbsent({
-      name: CREDENTIAL_KEY,
-      sealed: await vault.seal(randomBytes(32).toString('base64url'), sealContexts.serverKey(CREDENTIAL_KEY)),
-      createdAt: new Date(now()),
-    }))
+  const context = sealContexts.serverKey(CREDENTIAL_KEY)
+  let stored = await store.serverKeys.get(CREDENTIAL_KEY)
+  if (!stored) {
+    const made = randomBytes(32).toString('base64url')
+    const sealed = await vault.seal(made, context)
+    stored = await store.serverKeys.insertIfAbsent({ name: CREDENTIAL_KEY, sealed, createdAt: new Date(now()) })
+    // Another process starting beside this one may have stored its key first: then that one is the key.
+    if (stored.sealed === sealed) return made
+  }
   try {
-    return await vault.open(stored.sealed, sealContexts.serverKey(CREDENTIAL_KEY))
+    return await vault.open(stored.sealed, context)
   } catch {
     throw new Error(
       "the server secret does not open this database's keys: GW_SECRET differs from the one the database was set up (or last rotated) with",
