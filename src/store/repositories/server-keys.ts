@@ -28,9 +28,18 @@ export const serverKeysRepository = (db: Database) => {
       const [row] = await db.query<ServerKeyRow>('SELECT name, sealed, created_at FROM server_keys WHERE name = $1', [name])
       return row && { name: row.name, sealed: row.sealed, createdAt: new Date(row.created_at) }
     },
-    /** Inserts unless another instance was first; either way the stored row is the one to use. */
+    /**
+     * Inserts unless another instance was first; either way the stored row is the one to use. A plain
+     * statement too: a first start makes its credential key before it listens.
+     */
     async insertIfAbsent(key: ServerKey): Promise<ServerKey> {
-      await orm.insert(serverKeys).values(key).onConflictDoNothing()
+      // SQLite keeps the time as milliseconds (the schema's `timestamp_ms`); Postgres reads the text as its column's timestamp.
+      const createdAt = db.dialect === 'sqlite' ? key.createdAt.getTime() : key.createdAt.toISOString()
+      await db.execute('INSERT INTO server_keys (name, sealed, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
+        key.name,
+        key.sealed,
+        createdAt,
+      ])
       return (await this.get(key.name)) ?? key
     },
     async list(): Promise<ServerKey[]> {
