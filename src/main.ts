@@ -149,8 +149,8 @@ async function rotateSecret(): Promise<void> {
   const next = process.env.GW_NEW_SECRET || (fromEnvironment ? undefined : newServerSecret())
   if (!next) throw new UsageError('GW_SECRET is set: put the new secret (at least 32 characters) in GW_NEW_SECRET')
   if (next.length < 32) throw new UsageError('GW_NEW_SECRET must have at least 32 characters')
-  return withRuntime(async ({ deps }) => {
-    const moved = await rotateServerSecret(deps.store, deps.serverSecret, next)
+  return withRuntime(async ({ deps, serverSecret }) => {
+    const moved = await rotateServerSecret(deps.store, serverSecret, next)
     const secretFile = fromEnvironment ? undefined : replaceSecretFile(config.dataDir, next)
     console.log(JSON.stringify({ rotated: moved, ...(secretFile ? { secretFile } : {}) }))
     if (fromEnvironment)

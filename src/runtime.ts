@@ -32,6 +32,8 @@ export interface Runtime {
   config: Config
   db: Database
   deps: AppDeps
+  /** What the vault seals under; only `gw secret rotate` reads it. */
+  serverSecret: string
   /** Writes what is still queued, then closes connections; for shutdown. */
   close(): Promise<void>
 }
@@ -219,9 +221,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   return {
     config,
     db,
+    serverSecret,
     deps: {
       store,
-      serverSecret,
+      vault,
       credentialKey,
       log,
       probes,

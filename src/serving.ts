@@ -9,7 +9,7 @@ import { Authenticator } from './auth/authenticator'
 import { CredentialHasher } from './auth/credentials'
 import type { InvalidationBus } from './auth/invalidation'
 import { CredentialIssuer } from './auth/issuer'
-import { Vault } from './auth/vault'
+import type { Vault } from './auth/vault'
 import { CallSettings } from './directory/call-settings'
 import { Chains } from './directory/chains'
 import { OrgConnections } from './directory/connections'
@@ -46,7 +46,8 @@ import { BodyBudget } from './util/read-body'
 
 export interface AppDeps {
   store: Store
-  serverSecret: string
+  /** Seals and opens stored secrets under the server secret: one for the process, its key made once. */
+  vault: Vault
   /** The key credential hashes are made with (see auth/secret-rotation.ts). */
   credentialKey: string
   log: Logger
@@ -100,12 +101,11 @@ export function createServing(deps: AppDeps) {
   const authenticator = new Authenticator({ store: deps.store, hasher, invalidations: deps.invalidations, now: deps.now })
   const rateLimitRules = new RateLimitRulesService(deps.store, deps.now)
   const limiter = new RateLimiter(deps.limiterStore, deps.globalRateLimit, rateLimitRules)
-  const vault = new Vault(deps.serverSecret)
   const keyHealth = deps.keyHealth ?? new MemoryKeyHealth(deps.now)
   const recordRetention = new RecordRetention(deps.store, deps.requestRetentionDays)
   // What calls read per call, below the gateway; the modules that change it write through it.
   const directory = {
-    connections: new OrgConnections(deps.store, vault, deps.now),
+    connections: new OrgConnections(deps.store, deps.vault, deps.now),
     chains: new Chains(deps.store, deps.now),
     callSettings: new CallSettings(deps.store, deps.now),
   }
@@ -124,7 +124,7 @@ export function createServing(deps: AppDeps) {
   const deliverer = new Deliverer({
     ...deps.delivery,
     store: deps.store,
-    vault,
+    vault: deps.vault,
     egress,
     urls: serviceUrls,
     log: deps.log,
@@ -181,7 +181,7 @@ export function createServing(deps: AppDeps) {
     shared: {
       hasher,
       issuer: new CredentialIssuer(hasher, deps.now),
-      vault,
+      vault: deps.vault,
       limiter,
       budgets,
       spendPolicies,

@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
         const credentialKey = await loadCredentialKey(h.store, new Vault(NEW_SECRET))
         expect(credentialKey).toBe(h.credentialKey)
         await expect(loadCredentialKey(h.store, new Vault(TEST_SECRET))).rejects.toThrow('does not open')
-        const restarted = createApp({ ...h.deps, serverSecret: NEW_SECRET, credentialKey })
+        const restarted = createApp({ ...h.deps, vault: new Vault(NEW_SECRET), credentialKey })
         const call = await restarted.handle(
           new Request('http://localhost/v1/chat/completions', {
             method: 'POST',

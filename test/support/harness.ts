@@ -152,10 +152,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const requestLog = new RequestLog(options.logWriter?.(write) ?? write, silentLogger, {
     flushIntervalMs: 5,
   })
+  const vault = new Vault(TEST_SECRET)
   const deps: AppDeps = {
     store: database.store,
-    serverSecret: TEST_SECRET,
-    credentialKey: await loadCredentialKey(database.store, new Vault(TEST_SECRET)),
+    vault,
+    credentialKey: await loadCredentialKey(database.store, vault),
     log: options.log ?? silentLogger,
     probes: options.probes ?? [],
     now: options.now,
