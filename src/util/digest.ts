@@ -1,8 +1,8 @@
 /**
  * SHA-256 and HMAC-SHA256, synchronously, from Bun's native hasher. node:crypto would give the same
  * bytes, but evaluating it (with the stream classes its Hash and Hmac are built on) adds about 1.5 ms
- * to every start of the executable, and serving hashes on every call (the key's HMAC). Bun-only: one
- * of the few seams the Deno port puts behind `#runtime`.
+ * to every start of the executable, and serving hashes as it goes (a credential's HMAC when it is
+ * verified, Bedrock's signatures). Bun-only: one of the few seams the Deno port puts behind `#runtime`.
  */
 type Input = string | Uint8Array
 
