@@ -4,8 +4,8 @@
  * directory, an organisation made with the CLI, every call with an API key and a layer-2 policy), and
  * measured in the same run as the direct call and the bare Bun proxy: (a) one request at a time, plain
  * and streamed, and (c) the fixed rate in interleaved rounds, with each server's event-loop CPU per
- * request, and with AB_SATURATION=1 (b) saturation under wrk, each target in turn, in the order given,
- * AB_SATURATION_ROUNDS times (default 1; the median round is shown).
+ * request, and with AB_SATURATION=1 (b) saturation under wrk, each target in turn, the order turned by
+ * one each round, AB_SATURATION_ROUNDS times (default 1; the median round is shown).
  *
  *   bun bench/overhead/ab.ts main=/tmp/gw-main candidate=dist/gw
  *   bun bench/overhead/ab.ts shipped=dist/gw smol=dist/gw,BUN_OPTIONS=--smol
@@ -220,12 +220,13 @@ await runInScratch('ab', async (workDir) => {
     byRound.push(figures)
   }
 
-  // Each round runs every target in turn, so a machine that slows over the run slows them all alike;
-  // each target's figure is its median round.
+  // Each round runs every target in turn, so a machine that slows over the run slows them all alike,
+  // and the order turns each round, as (a)'s and (c)'s do: the target that went first did less in
+  // runs where it always went first. Each target's figure is its median round.
   const saturationRuns = new Map<string, SaturationResult[]>()
   if (withSaturation)
     for (let round = 0; round < saturationRounds; round++)
-      for (const target of targets)
+      for (const target of turned(targets, round))
         saturationRuns.set(target.name, [
           ...(saturationRuns.get(target.name) ?? []),
           await runSaturation(target, settings.saturation, target.body),
