@@ -6,6 +6,7 @@ import { type Check, MemoryLimiterStore } from '../src/limits/store'
 import { CircuitBreaker } from '../src/util/breaker'
 import { type FakeProvider, providersAt, startFakeProvider } from './support/fake-provider'
 import { createHarness, type Harness, type Org } from './support/harness'
+import { startOwnRedis } from './support/redis-server'
 import { serviceUrl } from './support/services'
 
 let fake: FakeProvider
@@ -289,19 +290,19 @@ describe.skipIf(!redisUrl)('on Redis (CI requires it)', () => {
 })
 
 describe.skipIf(!Bun.which('redis-server'))('Redis stopped mid-run', () => {
+  // Starting a redis-server twice on a machine busy with the rest of the suite may take seconds each.
   test('limits still hold on each instance, and Redis is used again once it is back', async () => {
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
-    const start = () =>
-      Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdout: 'ignore',
-        stderr: 'ignore',
-      })
-    let server = start()
-    const redis = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1, commandTimeout: 500, retryStrategy: () => 50 })
+    const own = await startOwnRedis()
+    const redis = new Redis({
+      port: own.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 1,
+      commandTimeout: 500,
+      retryStrategy: () => 50,
+    })
     // The outage is the point of this test; its connection errors are expected, not news.
     redis.on('error', () => undefined)
     try {
-      // A redis-server starting on a machine busy with the rest of the suite may take seconds.
       for (let i = 0; i < 250 && redis.status !== 'ready'; i++) await Bun.sleep(20)
       const primary = new RedisLimiterStore(redis)
       let clock = 0
@@ -314,14 +315,13 @@ describe.skipIf(!Bun.which('redis-server'))('Redis stopped mid-run', () => {
       expect((await store.decide(check))[0]?.allowed).toBe(true)
       expect(store.degraded).toBe(false)
 
-      server.kill()
-      await server.exited
+      await own.kill()
       // Redis is gone: the in-process store enforces the same quota on its own (never fail-open).
       const during = await Promise.all(Array.from({ length: 5 }, () => store.decide(check)))
       expect(store.degraded).toBe(true)
       expect(during.filter(([d]) => d?.allowed).length).toBe(3)
 
-      server = start()
+      await own.restart()
       for (let i = 0; i < 250 && redis.status !== 'ready'; i++) await Bun.sleep(20)
       clock += 1_001
       // Back on Redis, whose (new, empty) state is authoritative again.
@@ -330,7 +330,7 @@ describe.skipIf(!Bun.which('redis-server'))('Redis stopped mid-run', () => {
       expect(await redis.exists('gw:rl:{outage}:b')).toBe(1)
     } finally {
       redis.disconnect()
-      server.kill()
+      await own.stop()
     }
-  })
+  }, 30_000)
 })
