@@ -7,6 +7,7 @@ import { MIN_PASSWORD_LENGTH } from './auth/passwords'
 import { rotateServerSecret } from './auth/secret-rotation'
 import { newServerSecret, replaceSecretFile } from './auth/server-secret'
 import { TIERS, type Tier } from './auth/tiers'
+import { Vault } from './auth/vault'
 import { ConfigError, loadConfig, retiredVariables } from './config'
 import { ApiError } from './errors'
 import { serveMetrics } from './observability/observer'
@@ -149,8 +150,8 @@ async function rotateSecret(): Promise<void> {
   const next = process.env.GW_NEW_SECRET || (fromEnvironment ? undefined : newServerSecret())
   if (!next) throw new UsageError('GW_SECRET is set: put the new secret (at least 32 characters) in GW_NEW_SECRET')
   if (next.length < 32) throw new UsageError('GW_NEW_SECRET must have at least 32 characters')
-  return withRuntime(async ({ deps, serverSecret }) => {
-    const moved = await rotateServerSecret(deps.store, serverSecret, next)
+  return withRuntime(async ({ deps }) => {
+    const moved = await rotateServerSecret(deps.store, deps.vault, new Vault(next))
     const secretFile = fromEnvironment ? undefined : replaceSecretFile(config.dataDir, next)
     console.log(JSON.stringify({ rotated: moved, ...(secretFile ? { secretFile } : {}) }))
     if (fromEnvironment)

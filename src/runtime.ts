@@ -32,8 +32,6 @@ export interface Runtime {
   config: Config
   db: Database
   deps: AppDeps
-  /** What the vault seals under; only `gw secret rotate` reads it. */
-  serverSecret: string
   /** Writes what is still queued, then closes connections; for shutdown. */
   close(): Promise<void>
 }
@@ -221,7 +219,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   return {
     config,
     db,
-    serverSecret,
     deps: {
       store,
       vault,

@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
           body: { provider: 'openai', name: 'own', secret: 'sk-own-secret-value-1234' },
         })
 
-        expect(await rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).toEqual({
+        expect(await rotateServerSecret(h.store, h.deps.vault, new Vault(NEW_SECRET))).toEqual({
           serverKeys: 1,
           providerKeys: 1,
           ssoClientSecrets: 0,
@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
         const [bad] = (await h.store.org(org.orgId).providerKeys.list()).filter((k) => k.name === 'bad')
         await h.store.providerKeySeals.reseal(org.orgId, bad?.id as string, 'v1.garbage.garbage.garbage')
         const before = JSON.stringify(await h.db.query('SELECT * FROM server_keys'))
-        await expect(rotateServerSecret(h.store, TEST_SECRET, NEW_SECRET)).rejects.toThrow()
+        await expect(rotateServerSecret(h.store, h.deps.vault, new Vault(NEW_SECRET))).rejects.toThrow()
         expect(JSON.stringify(await h.db.query('SELECT * FROM server_keys'))).toBe(before)
         expect(await loadCredentialKey(h.store, new Vault(TEST_SECRET))).toBe(h.credentialKey)
       } finally {

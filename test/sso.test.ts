@@ -3,7 +3,7 @@ import { hashPassword } from '../src/auth/passwords'
 import { rotateServerSecret } from '../src/auth/secret-rotation'
 import { sealContexts, Vault } from '../src/auth/vault'
 import { EgressPolicy, parseAllowList } from '../src/egress/policy'
-import { createHarness, type Harness, type Org, TEST_SECRET } from './support/harness'
+import { createHarness, type Harness, type Org } from './support/harness'
 
 const CLIENT_SECRET = 'oidc-client-secret-0123456789'
 const txt = new Map<string, string[][]>()
@@ -173,12 +173,12 @@ describe('SSO configuration', () => {
       (await h.request('PUT', path(bare, 'sso/enforce'), { token: bare.ownerSession, body: { enforced: true } })).status,
     ).toBe(400)
     const next = 'another-server-secret-of-enough-length-42'
-    const moved = await rotateServerSecret(h.store, TEST_SECRET, next)
+    const moved = await rotateServerSecret(h.store, h.deps.vault, new Vault(next))
     expect(moved.ssoClientSecrets).toBeGreaterThan(0)
     const config = await h.store.org(org.orgId).sso.get()
     expect(await new Vault(next).open(config?.sealedClientSecret as string, sealContexts.ssoClientSecret(org.orgId))).toBe(
       CLIENT_SECRET,
     )
-    await rotateServerSecret(h.store, next, TEST_SECRET)
+    await rotateServerSecret(h.store, new Vault(next), h.deps.vault)
   })
 })

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store'
 import { randomBytes } from '../util/random'
-import { sealContexts, Vault } from './vault'
+import { sealContexts, type Vault } from './vault'
 
 const CREDENTIAL_KEY = 'credential_hmac'
 
@@ -30,12 +30,12 @@ export async function loadCredentialKey(store: Store, vault: Vault, now: () => n
 /**
  * Re-seals every stored secret (the server's own keys, provider keys, SSO client secrets, webhook
  * signing secrets, integration secrets, MCP server tokens, A2A agent keys) from the old
- * server secret to the new one, in one transaction: either all move or none does.
+ * server secret's vault to the new one's, in one transaction: either all move or none does.
  */
 export async function rotateServerSecret(
   store: Store,
-  oldSecret: string,
-  newSecret: string,
+  from: Vault,
+  to: Vault,
 ): Promise<{
   serverKeys: number
   providerKeys: number
@@ -45,8 +45,6 @@ export async function rotateServerSecret(
   mcpServerTokens: number
   a2aAgentKeys: number
 }> {
-  const from = new Vault(oldSecret)
-  const to = new Vault(newSecret)
   const reseal = async (sealed: string, context: string) => to.seal(await from.open(sealed, context), context)
   return store.transaction(async (tx) => {
     const serverKeys = await tx.serverKeys.list()
