@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { createHash, createHmac, hkdfSync } from 'node:crypto'
+import { crc32 as zlibCrc32 } from 'node:zlib'
 import fc from 'fast-check'
 import { hkdfSha256Key } from '../src/auth/vault'
-import { equalInConstantTime, hmacSha256, sha256 } from '../src/util/digest'
+import { crc32, equalInConstantTime, hmacSha256, hmacSha256Keyed, sha256 } from '../src/util/digest'
 import { randomBytes } from '../src/util/random'
 
 /**
@@ -21,6 +22,23 @@ describe('digests', () => {
         expect(hmacSha256(key, message).equals(createHmac('sha256', key).update(message).digest())).toBe(true)
         expect(hmacSha256(key, message, 'base64url')).toBe(createHmac('sha256', key).update(message).digest('base64url'))
       }),
+      { numRuns: 300 },
+    )
+  })
+
+  test('an HMAC keyed once signs each of many messages as a fresh HMAC does', () => {
+    fc.assert(
+      fc.property(data, fc.array(data, { minLength: 1, maxLength: 5 }), (key, messages) => {
+        const sign = hmacSha256Keyed(key)
+        for (const message of messages) expect(sign(message)).toBe(createHmac('sha256', key).update(message).digest('hex'))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  test("CRC-32 is zlib's", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => expect(crc32(bytes)).toBe(zlibCrc32(bytes))),
       { numRuns: 300 },
     )
   })

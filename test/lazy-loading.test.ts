@@ -3,7 +3,7 @@ import { join } from 'node:path'
 
 /**
  * Start-up evaluates only what serving needs: these packages weigh on every start (the MCP SDK's zod
- * schemas about 13 ms, AWS's event-stream codec with @smithy/core about 5 ms, Stripe's library a few)
+ * schemas about 13 ms, Stripe's library a few)
  * and are loaded when the first call that uses them arrives, or when the configuration asks for them
  * (Postgres, Redis, metrics, tracing). Checked in a fresh process: this one has loaded them for other
  * tests.
@@ -11,8 +11,6 @@ import { join } from 'node:path'
 const LOADED_ON_USE = [
   '@modelcontextprotocol/sdk',
   'stripe',
-  '@smithy/eventstream-codec',
-  '@smithy/core',
   'ioredis',
   'postgres',
   'prom-client',

@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
+import { crc32 } from 'node:zlib'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { EventStreamDecoder, eventStreamCodecReady, LARGEST_FRAME } from '../src/gateway/providers/bedrock/event-stream'
+import { EventStreamDecoder, LARGEST_FRAME } from '../src/gateway/providers/bedrock/event-stream'
 import { invokeBody, invokeClaudeFamily } from '../src/gateway/providers/bedrock/invoke'
 import { failureFrame, streamFailureOf } from '../src/gateway/translate/errors'
 import { type Translation, translationBetween } from '../src/gateway/translate/pairs'
@@ -15,9 +16,6 @@ const now = () => NOW
 
 const fromOpenai = translationBetween('openai', 'bedrock', now) as Translation
 const fromAnthropic = translationBetween('anthropic', 'bedrock', now) as Translation
-
-// AWS's codec is loaded with the first Bedrock stream call; these tests decode without one.
-beforeAll(() => eventStreamCodecReady())
 
 const CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 const NOVA = 'amazon.nova-pro-v1:0'
@@ -559,23 +557,33 @@ describe('the AWS event stream', () => {
   test('a bad checksum throws, in the payload or in the prelude', () => {
     const payload = eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hello' } })
     flip(payload, payload.byteLength - 10)
-    expect(() => decode(payload)).toThrow(/malformed event-stream frame: The message checksum/)
+    expect(() => decode(payload)).toThrow(/malformed event-stream frame: the message checksum does not match/)
     const prelude = eventFrame('messageStart', { role: 'assistant' })
     flip(prelude, 9)
-    expect(() => decode(prelude)).toThrow(/malformed event-stream frame: The prelude checksum/)
+    expect(() => decode(prelude)).toThrow(/malformed event-stream frame: the prelude checksum does not match/)
   })
 
   test('an impossible length throws as soon as the prelude is in, without waiting for the bytes it promises', () => {
-    const huge = new Uint8Array(12)
-    new DataView(huge.buffer).setUint32(0, LARGEST_FRAME + 1)
-    expect(() => new EventStreamDecoder().push(huge)).toThrow(/malformed event-stream frame: it says it is 16777217 bytes long/)
-    const tiny = new Uint8Array(12)
-    new DataView(tiny.buffer).setUint32(0, 8)
-    expect(() => new EventStreamDecoder().push(tiny)).toThrow(/8 bytes long/)
-    const headers = new Uint8Array(12)
-    new DataView(headers.buffer).setUint32(0, 100)
-    new DataView(headers.buffer).setUint32(4, 90)
-    expect(() => new EventStreamDecoder().push(headers)).toThrow(/90 bytes of headers in a frame of 100/)
+    /** A frame's first 12 bytes: its length, its headers' length, and their checksum, as AWS writes it. */
+    const prelude = (total: number, headers: number) => {
+      const bytes = new Uint8Array(12)
+      const view = new DataView(bytes.buffer)
+      view.setUint32(0, total)
+      view.setUint32(4, headers)
+      view.setUint32(8, crc32(bytes.subarray(0, 8)))
+      return bytes
+    }
+    expect(() => new EventStreamDecoder().push(prelude(LARGEST_FRAME + 1, 0))).toThrow(
+      /malformed event-stream frame: it says it is 16777217 bytes long/,
+    )
+    expect(() => new EventStreamDecoder().push(prelude(8, 0))).toThrow(/8 bytes long/)
+    expect(() => new EventStreamDecoder().push(prelude(100, 90))).toThrow(/90 bytes of headers in a frame of 100/)
+    // A length whose checksum does not match is not believed, however plausible.
+    const corrupt = prelude(100, 10)
+    flip(corrupt, 3)
+    expect(() => new EventStreamDecoder().push(corrupt)).toThrow(
+      /malformed event-stream frame: the prelude checksum does not match/,
+    )
   })
 
   test('a stream cut inside a frame does not end cleanly', () => {

@@ -9,7 +9,8 @@ type Input = string | Uint8Array
 export function sha256(data: Input): Buffer
 export function sha256(data: Input, encoding: Bun.DigestEncoding): string
 export function sha256(data: Input, encoding?: Bun.DigestEncoding): Buffer | string {
-  return encoding ? Bun.CryptoHasher.hash('sha256', data, encoding) : Bun.CryptoHasher.hash('sha256', data)
+  // Bun's own SHA-256 answers text without the general hasher's lookup of the algorithm by name.
+  return encoding ? Bun.SHA256.hash(data, encoding) : Bun.CryptoHasher.hash('sha256', data)
 }
 
 export function hmacSha256(key: Input, data: Input): Buffer
@@ -18,6 +19,18 @@ export function hmacSha256(key: Input, data: Input, encoding?: Bun.DigestEncodin
   const hasher = new Bun.CryptoHasher('sha256', key).update(data)
   return encoding ? hasher.digest(encoding) : hasher.digest()
 }
+
+/**
+ * HMAC-SHA256 under one key for many messages (a signing key used all day): the key's inner and outer
+ * states are made once, and each message's hasher starts from a copy of them.
+ */
+export function hmacSha256Keyed(key: Input): (data: Input) => string {
+  const keyed = new Bun.CryptoHasher('sha256', key)
+  return (data) => keyed.copy().update(data).digest('hex')
+}
+
+/** CRC-32 (IEEE, zlib's), as AWS's event streams check their frames with. */
+export const crc32 = (data: Uint8Array): number => Bun.hash.crc32(data)
 
 /**
  * Whether two strings are the same, in a time that depends on their length only (what

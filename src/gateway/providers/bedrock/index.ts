@@ -3,7 +3,7 @@ import type { Usage } from '../../../money/usage'
 import { withoutTrailingSlashes } from '../../../util/base-url'
 import { usageOfConverse } from '../../translate/bedrock-converse'
 import { asRecord, type ProviderAdapter, parseJson, type StreamUsage, type WireFamily } from '../provider'
-import { EventStreamDecoder, eventStreamCodecReady } from './event-stream'
+import { EventStreamDecoder } from './event-stream'
 import { invokeBody, invokeClaudeFamily, isBedrockClaude } from './invoke'
 import { bedrockModelPath, signBedrockRequest } from './sign'
 
@@ -52,6 +52,10 @@ export const bedrockFamily: WireFamily = {
   eventParser: () => new EventStreamDecoder(),
 }
 
+/** What a call sends beside its signature, whole or streamed: constants, so the signer lays each out once. */
+const SENT_WHOLE = { 'content-type': 'application/json', accept: 'application/json' } as const
+const SENT_STREAMED = { 'content-type': 'application/json', accept: 'application/vnd.amazon.eventstream' } as const
+
 export const bedrock: ProviderAdapter = {
   name: 'bedrock',
   family: (model, callerFormat) => (callerFormat === 'anthropic' && isBedrockClaude(model) ? invokeClaudeFamily : bedrockFamily),
@@ -63,16 +67,13 @@ export const bedrock: ProviderAdapter = {
     // A call passed through in Anthropic's format is one for InvokeModel (its family's only path).
     const invoke = invokeClaudeFamily.paths.includes(path)
     const url = `${withoutTrailingSlashes(credentials.baseUrl)}${bedrockModelPath(model, stream, invoke ? 'invoke' : 'converse')}`
-    // Its decoder is made once the answer arrives, after this.
-    const codecLoading = stream ? eventStreamCodecReady() : undefined
-    if (codecLoading) await codecLoading
     const sent = invoke ? invokeBody(body, callerHeaders) : (body ?? '')
     const headers = signBedrockRequest({
       url,
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json' },
+      headers: stream ? SENT_STREAMED : SENT_WHOLE,
       body: sent,
-      credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+      credentials: sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey },
       region,
     })
     return invoke ? { url, headers, body: sent } : { url, headers }

@@ -6,7 +6,7 @@
  * AWS's documents: a property test signs random requests both ways and requires the same headers, and
  * the fake Bedrock re-signs every request it receives with AWS's signer and AWS's hash.
  */
-import { hmacSha256, sha256 } from '../../../util/digest'
+import { hmacSha256, hmacSha256Keyed, sha256 } from '../../../util/digest'
 import { remembered } from '../../../util/remembered'
 import { TtlCache } from '../../../util/ttl-cache'
 
@@ -59,22 +59,24 @@ const uriEncode = (value: string): string =>
 const encodedModelId = remembered(uriEncode)
 
 /**
- * The day's signing key for a secret and region: four HMACs, the same all day, so derived once. Keyed
- * by the secret itself, so a rotated secret gets its own; bounded, and no key outlives its day.
+ * The day's signer for a secret and region: its key is four HMACs, the same all day, so derived (and
+ * keyed into a hasher) once. Kept by the secret itself, so a rotated secret gets its own; bounded, and
+ * no key outlives its day.
  */
-const signingKeys = new TtlCache<string, Buffer>(256, 24 * 60 * 60_000)
+const signers = new TtlCache<string, (stringToSign: string) => string>(256, 24 * 60 * 60_000)
 
-function signingKey(secretAccessKey: string, day: string, region: string): Buffer {
+function signerFor(secretAccessKey: string, day: string, region: string): (stringToSign: string) => string {
   const cacheKey = `${day}\n${region}\n${secretAccessKey}`
-  let key = signingKeys.get(cacheKey)
-  if (key === undefined) {
-    key = hmacSha256(
+  let signer = signers.get(cacheKey)
+  if (signer === undefined) {
+    const key = hmacSha256(
       hmacSha256(hmacSha256(hmacSha256(`AWS4${secretAccessKey}`, day), region), BEDROCK_SIGNING_NAME),
       'aws4_request',
     )
-    signingKeys.set(cacheKey, key)
+    signer = hmacSha256Keyed(key)
+    signers.set(cacheKey, signer)
   }
-  return key
+  return signer
 }
 
 /**
@@ -131,13 +133,16 @@ const canonicalValue = (value: string): string =>
 
 let dateSecond = Number.NaN
 let dateText = ''
+/** `20261126`: the day of `dateText`, written with it. */
+let dayText = ''
 
-/** `20261126T120000Z`: the request's time, to the second (written once a second, however many calls it signs). */
+/** `20261126T120000Z`: the request's time, to the second (written once a second, however many calls it signs); `dayText` is its day. */
 function amzDate(at: number): string {
   const second = Math.floor(at / 1000)
   if (second !== dateSecond) {
     dateSecond = second
     dateText = new Date(second * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '')
+    dayText = dateText.slice(0, 8)
   }
   return dateText
 }
@@ -145,46 +150,97 @@ function amzDate(at: number): string {
 /** The headers a signature writes itself: one given under these names is not sent or signed twice. */
 const SIGNATURE_OWN = new Set(['host', 'x-amz-content-sha256', 'x-amz-date', 'x-amz-security-token', 'authorization'])
 
-const byName = (a: readonly [string, string], b: readonly [string, string]): number => compare(a[0], b[0])
+/** The signature's own headers, whose values change with each request: their places among a layout's parts. */
+const OWN = { host: 0, payloadHash: 1, date: 2, sessionToken: 3 } as const
+type Own = (typeof OWN)[keyof typeof OWN]
+
+/**
+ * How the requests that give one set of headers are signed: the canonical header lines in order, the
+ * given ones written out once and the signature's own left as places, the list of signed names, and
+ * the given headers as sent. Made once for each set a caller gives (the Bedrock adapter gives one of
+ * two, whole or streamed), so a request's signature sorts and canonicalises nothing.
+ */
+interface Layout {
+  parts: ReadonlyArray<string | Own>
+  signedHeaders: string
+  sent: Headers
+}
+
+const OWN_NAMES: ReadonlyArray<readonly [string, Own]> = [
+  ['host', OWN.host],
+  ['x-amz-content-sha256', OWN.payloadHash],
+  ['x-amz-date', OWN.date],
+]
+const TOKEN_NAME: readonly [string, Own] = ['x-amz-security-token', OWN.sessionToken]
+
+function layoutOf(given: Readonly<Record<string, string>>, withToken: boolean): Layout {
+  const sent = new Headers()
+  const entries: Array<readonly [string, string | Own]> = withToken ? [...OWN_NAMES, TOKEN_NAME] : [...OWN_NAMES]
+  for (const name in given) {
+    if (SIGNATURE_OWN.has(name)) continue
+    const value = given[name] as string
+    sent.set(name, value)
+    entries.push([name, `${name}:${canonicalValue(value)}\n`])
+  }
+  entries.sort(byName)
+  const parts: Array<string | Own> = []
+  for (const [, part] of entries) {
+    const last = parts.length - 1
+    // Neighbouring given lines are one string: fewer pieces to join for each request.
+    if (typeof part === 'string' && typeof parts[last] === 'string') parts[last] += part
+    else parts.push(part)
+  }
+  return { parts, signedHeaders: entries.map(([name]) => name).join(';'), sent }
+}
+
+/** Layouts by the object of headers given, with and without a session token; a caller's constant object is laid out once. */
+const layouts = new WeakMap<object, { plain?: Layout; withToken?: Layout }>()
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({})
+
+function layoutFor(given: Readonly<Record<string, string>>, withToken: boolean): Layout {
+  let known = layouts.get(given)
+  if (known === undefined) {
+    known = {}
+    layouts.set(given, known)
+  }
+  if (withToken) {
+    known.withToken ??= layoutOf(given, true)
+    return known.withToken
+  }
+  known.plain ??= layoutOf(given, false)
+  return known.plain
+}
+
+const byName = (a: readonly [string, unknown], b: readonly [string, unknown]): number => compare(a[0], b[0])
 
 /**
  * The request's headers with its signature added: `host`, `x-amz-date`, `x-amz-content-sha256`, the
  * session token when there is one, and `authorization`, every header given signed with them. Nothing
- * may change the body or a signed header after this.
+ * may change the body or a signed header after this. Give the same object of headers for requests
+ * alike (a module's constant): how they sign is worked out once for it.
  */
 export function signBedrockRequest(request: BedrockRequest): Headers {
   const { host, resource } = typeof request.url === 'string' ? targetOfUrl(request.url) : targetOf(request.url)
   const { accessKeyId, secretAccessKey, sessionToken } = request.credentials
   const date = amzDate(request.now?.() ?? Date.now())
-  const day = date.slice(0, 8)
+  const day = dayText
   const payloadHash = sha256(request.body, 'hex')
-  const signed: [string, string][] = [
-    ['host', host],
-    ['x-amz-content-sha256', payloadHash],
-    ['x-amz-date', date],
-  ]
-  if (sessionToken) signed.push(['x-amz-security-token', canonicalValue(sessionToken)])
-  // Sent as given; only what is signed is in the canonical form.
-  const headers = new Headers()
-  const given = request.headers
-  if (given)
-    for (const name in given) {
-      if (SIGNATURE_OWN.has(name)) continue
-      const value = given[name] as string
-      headers.set(name, value)
-      signed.push([name, canonicalValue(value)])
-    }
-  signed.sort(byName)
+  const token = sessionToken ? canonicalValue(sessionToken) : undefined
+  const layout = layoutFor(request.headers ?? NO_HEADERS, token !== undefined)
   let canonicalHeaders = ''
-  let signedHeaders = ''
-  for (const [name, value] of signed) {
-    canonicalHeaders += `${name}:${value}\n`
-    signedHeaders += signedHeaders === '' ? name : `;${name}`
+  for (const part of layout.parts) {
+    if (typeof part === 'string') canonicalHeaders += part
+    else if (part === OWN.host) canonicalHeaders += `host:${host}\n`
+    else if (part === OWN.payloadHash) canonicalHeaders += `x-amz-content-sha256:${payloadHash}\n`
+    else if (part === OWN.date) canonicalHeaders += `x-amz-date:${date}\n`
+    else canonicalHeaders += `x-amz-security-token:${token}\n`
   }
+  const { signedHeaders } = layout
   const canonicalRequest = `${request.method.toUpperCase()}\n${resource}\n${canonicalHeaders}\n${signedHeaders}\n${payloadHash}`
   const scope = `${day}/${request.region}/${BEDROCK_SIGNING_NAME}/aws4_request`
   const stringToSign = `${ALGORITHM}\n${date}\n${scope}\n${sha256(canonicalRequest, 'hex')}`
-  const signature = hmacSha256(signingKey(secretAccessKey, day, request.region), stringToSign, 'hex')
+  const signature = signerFor(secretAccessKey, day, request.region)(stringToSign)
+  const headers = new Headers(layout.sent)
   headers.set('host', host)
   headers.set('x-amz-date', date)
   headers.set('x-amz-content-sha256', payloadHash)
