@@ -158,8 +158,8 @@ interface Frame {
 
 /**
  * A whole frame's headers gw reads and its payload, its checksum checked first (the prelude's was,
- * when it came in). Bedrock sends only
- * string headers; one of another type is read past (no string gw needs), as good as absent.
+ * when it came in). Bedrock sends only string headers; one of another type is read past (no string
+ * gw needs), as good as absent.
  */
 function readFrame(frame: Uint8Array): Frame {
   const total = frame.byteLength
