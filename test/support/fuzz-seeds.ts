@@ -39,6 +39,12 @@ export const DEFECT_SEEDS: readonly number[] = [
   // made prepared statements. Those reads are built each time again on Postgres; the cause of the 503
   // is not yet understood (the suite's connections stayed at 16, far from Postgres's 100).
   482781770, 506107439,
+  // Reported on 2026-11-28 (thirteenth session), the failing test not named beside the report (sqlite's
+  // management routes and the deep-body test passed in it). Not reproduced here: each passed the whole
+  // suite alone on both dialects, and its sqlite half at GW_FUZZ_SCALE=4 with the other seed's running
+  // beside it; the other suites that draw from these seeds (Bedrock's signing and event stream, the
+  // relays) passed with them too. Replayed by every run, so a failure of theirs is caught where it happens.
+  1022144817, 234533580,
 ]
 
 function runSeed(): number {
