@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit'
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/store/schema.pg.ts',
+  schema: './drizzle/pg.schema.ts',
   out: './drizzle/pg',
 })

@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit'
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/store/schema.sqlite.ts',
+  schema: './drizzle/sqlite.schema.ts',
   out: './drizzle/sqlite',
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { FIELDS, MAX_CONDITIONS, MAX_DEPTH, OPERATORS, requestScope } from '../src/query/filter'
 import type { RequestRecord } from '../src/store/repositories/requests'
-import * as sqliteTables from '../src/store/schema.sqlite'
+import { tables as sqliteTables } from '../src/store/schema.sqlite'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
 

@@ -2,8 +2,10 @@ import { describe, expect, test } from 'bun:test'
 import { getTableName, is, Table } from 'drizzle-orm'
 import { getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core'
 import { getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core'
-import * as pg from '../src/store/schema.pg'
-import * as sqlite from '../src/store/schema.sqlite'
+import * as pgKit from '../drizzle/pg.schema'
+import * as sqliteKit from '../drizzle/sqlite.schema'
+import { tables as pg } from '../src/store/schema.pg'
+import { tables as sqlite } from '../src/store/schema.sqlite'
 
 // src/store/schema-parity.ts holds the two schemas to the same columns and TS types at compile time;
 // what types do not carry (default values, keys, indexes, foreign keys and their actions) is compared
@@ -11,8 +13,8 @@ import * as sqlite from '../src/store/schema.sqlite'
 
 type TableConfig = ReturnType<typeof pgTableConfig> | ReturnType<typeof sqliteTableConfig>
 
-const tablesOf = (module: Record<string, unknown>) =>
-  new Map(Object.entries(module).filter((entry): entry is [string, Table] => is(entry[1], Table)))
+const tablesOf = (tables: object) =>
+  new Map(Object.entries(tables).filter((entry): entry is [string, Table] => is(entry[1], Table)))
 
 const names = (columns: readonly unknown[]) => columns.map((c) => (c as { name?: string }).name ?? String(c))
 
@@ -57,6 +59,17 @@ describe('the two dialect schemas', () => {
   test('export the same tables', () => {
     expect([...pgTables.keys()].sort()).toEqual([...sqliteTables.keys()].sort())
     expect(pgTables.size).toBeGreaterThan(40)
+  })
+
+  // drizzle-kit writes the migrations from these modules: a table they do not name would be dropped.
+  test('are named whole, and as they are, for drizzle-kit', () => {
+    for (const [kit, tables] of [
+      [pgKit, pgTables],
+      [sqliteKit, sqliteTables],
+    ] as const) {
+      expect(Object.keys(kit).sort()).toEqual([...tables.keys()].sort())
+      for (const [key, table] of tables) expect((kit as Record<string, unknown>)[key]).toBe(table)
+    }
   })
 
   for (const [key, pgTable] of pgTables) {

@@ -7,11 +7,11 @@ import { type BunSQLiteDatabase, drizzle as drizzleSqlite } from 'drizzle-orm/bu
 import type { drizzle as drizzlePg } from 'drizzle-orm/postgres-js'
 import type { EmbeddedMigration } from './migrate'
 import { pgMigrations, sqliteFreshSchema, sqliteMigrations } from './migrations.generated'
-import type * as pgSchema from './schema.pg'
-import * as sqliteSchema from './schema.sqlite'
+import type { tables as pgTables } from './schema.pg'
+import { tables as sqliteTables } from './schema.sqlite'
 import { placeSqliteTemplate } from './sqlite-template'
 
-export type Tables = typeof sqliteSchema
+export type Tables = typeof sqliteTables
 
 /**
  * The query builder the repositories are written against. Both dialect schemas are kept column for
@@ -165,7 +165,7 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS, template = true): D
   const common = {
     dialect: 'sqlite' as const,
     orm,
-    tables: sqliteSchema,
+    tables: sqliteTables,
     migrations: sqliteMigrations,
     freshSchema: sqliteFreshSchema,
     created,
@@ -217,14 +217,14 @@ function openSqlite(path: string, lockWaitMs = LOCK_WAIT_MS, template = true): D
 
 /** The Postgres driver, its drizzle adapter and schema are loaded only when configured: they weigh on start-up. */
 async function openPostgres(url: string): Promise<Database> {
-  const [{ default: postgres }, { drizzle }, schema] = await Promise.all([
+  const [{ default: postgres }, { drizzle }, { tables }] = await Promise.all([
     import('postgres'),
     import('drizzle-orm/postgres-js'),
     import('./schema.pg'),
   ])
   // A database that does not answer fails a call within seconds instead of holding it for the driver's 30 s default.
   const client = postgres(url, { max: 10, connect_timeout: 5, onnotice: () => undefined })
-  return wrapPostgres(drizzle({ client }), schema, () => client.end({ timeout: 5 }), new TransactionScope())
+  return wrapPostgres(drizzle({ client }), tables, () => client.end({ timeout: 5 }), new TransactionScope())
 }
 
 type PgOrm = ReturnType<typeof drizzlePg>
@@ -235,7 +235,7 @@ type PgExecutor = Pick<PgOrm, 'execute' | 'transaction'>
  * transaction on a pooled connection of its own, so nothing waits; only the mistake of a statement
  * meant for a transaction but issued outside it is refused.
  */
-function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Promise<void>, scope?: TransactionScope): Database {
+function wrapPostgres(pg: PgExecutor, tables: typeof pgTables, close: () => Promise<void>, scope?: TransactionScope): Database {
   const outsideTransactions = async <T>(work: () => Promise<T>): Promise<T> => {
     scope?.refuseInside()
     return work()
@@ -253,7 +253,7 @@ function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Prom
     dialect: 'postgres',
     // The one place the two dialects meet; see the comment on `Orm`.
     orm: pg as unknown as Orm,
-    tables: schema as unknown as Tables,
+    tables: tables as unknown as Tables,
     migrations: pgMigrations,
     outsideTransactions,
     execute: (statement, params = []) =>
@@ -265,7 +265,7 @@ function wrapPostgres(pg: PgExecutor, schema: typeof pgSchema, close: () => Prom
     all: <Row>(statement: SQL) => outsideTransactions(async () => [...(await pg.execute(statement))] as Row[]),
     transaction<T>(work: (tx: Database) => Promise<T>): Promise<T> {
       scope?.refuseInside()
-      const run = (tx: unknown) => work(wrapPostgres(tx as PgExecutor, schema, close))
+      const run = (tx: unknown) => work(wrapPostgres(tx as PgExecutor, tables, close))
       return scope ? pg.transaction((tx) => scope.run(() => run(tx))) : pg.transaction(run)
     },
     close,

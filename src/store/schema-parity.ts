@@ -9,13 +9,13 @@
  *   Types of property 'requests' are incompatible.
  *     Type '{ tableName: never; columnNames: "retentionDays"; select: "retentionDays"; insert: "retentionDays"; }'
  *     is not assignable to type '"same"'.
- * Checked: the tables exported, their SQL names, their columns' SQL names, and their select and insert
+ * Checked: the tables each schema has, their SQL names, their columns' SQL names, and their select and insert
  * types. Not checked (types do not carry them): defaults' values, indexes, foreign keys; those are
  * compared at run time by test/schema-parity.test.ts.
  */
 import type { Table } from 'drizzle-orm'
-import type * as pg from './schema.pg'
-import type * as sqlite from './schema.sqlite'
+import type { tables as pgTables } from './schema.pg'
+import type { tables as sqliteTables } from './schema.sqlite'
 
 /**
  * Exact equality: unlike mutual assignability, it tells `{ a?: string }` from `{ a: string | undefined }`,
@@ -23,9 +23,8 @@ import type * as sqlite from './schema.sqlite'
  */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 
-type TablesOf<Module> = { [K in keyof Module as Module[K] extends Table ? K : never]: Module[K] }
-type PgTables = TablesOf<typeof pg>
-type SqliteTables = TablesOf<typeof sqlite>
+type PgTables = typeof pgTables
+type SqliteTables = typeof sqliteTables
 
 /**
  * The keys of A and B that are not the same on both sides: present on one only, or of another type or

@@ -78,30 +78,30 @@ export type OrgRepositories = { readonly [K in keyof typeof ORG_REPOSITORIES]: R
  * and the re-sealing of every secret (rotation), and the request log, which the writer fills for every
  * organisation and which reads through a scope that `query/` builds in one place.
  */
-const systemRepositories = (db: Database) => ({
-  organizations: organizationsRepository(db),
-  users: usersRepository(db),
-  userMemberships: userMembershipsRepository(db),
-  credentials: credentialsRepository(db),
-  inviteTokens: inviteTokensRepository(db),
-  serverKeys: serverKeysRepository(db),
-  providerKeySeals: providerKeySealsRepository(db),
-  ssoSeals: ssoSealsRepository(db),
-  allSettings: allSettingsRepository(db),
-  requests: requestsRepository(db),
-  requestBodies: requestBodiesRepository(db),
-  requestFlags: requestFlagsRepository(db),
-  requestRejects: requestRejectsRepository(db),
-  mcpToolCalls: mcpToolCallsRepository(db),
-  a2aCalls: a2aCallsRepository(db),
-  budgetActions: budgetActionsRepository(db),
-  deliveries: deliveriesRepository(db),
-  integrationSeals: integrationSealsRepository(db),
-  mcpServerSeals: mcpServerSealsRepository(db),
-  a2aAgentSeals: a2aAgentSealsRepository(db),
-})
+const SYSTEM_REPOSITORIES = {
+  organizations: organizationsRepository,
+  users: usersRepository,
+  userMemberships: userMembershipsRepository,
+  credentials: credentialsRepository,
+  inviteTokens: inviteTokensRepository,
+  serverKeys: serverKeysRepository,
+  providerKeySeals: providerKeySealsRepository,
+  ssoSeals: ssoSealsRepository,
+  allSettings: allSettingsRepository,
+  requests: requestsRepository,
+  requestBodies: requestBodiesRepository,
+  requestFlags: requestFlagsRepository,
+  requestRejects: requestRejectsRepository,
+  mcpToolCalls: mcpToolCallsRepository,
+  a2aCalls: a2aCallsRepository,
+  budgetActions: budgetActionsRepository,
+  deliveries: deliveriesRepository,
+  integrationSeals: integrationSealsRepository,
+  mcpServerSeals: mcpServerSealsRepository,
+  a2aAgentSeals: a2aAgentSealsRepository,
+} satisfies Record<string, (db: Database) => object>
 
-export type SystemRepositories = ReturnType<typeof systemRepositories>
+export type SystemRepositories = { readonly [K in keyof typeof SYSTEM_REPOSITORIES]: ReturnType<(typeof SYSTEM_REPOSITORIES)[K]> }
 
 export interface Repositories extends SystemRepositories {
   /** One organisation's repositories, bound to it. */
@@ -162,11 +162,23 @@ function orgBinder(db: Database, wrap: Wrap, now: Clock): (orgId: string) => Org
   return (orgId) => new Bound(orgId) as unknown as OrgRepositories
 }
 
+/**
+ * Every repository of one database, each made when first used: making one makes the tables it reads
+ * (lazy-tables.ts), and a start or a gateway call uses a few of them.
+ */
 function repositories(db: Database, wrap: Wrap, now: Clock): Repositories {
-  const system = Object.fromEntries(
-    Object.entries(systemRepositories(db)).map(([name, repository]) => [name, wrap(repository)]),
-  ) as SystemRepositories
-  return { ...system, org: orgBinder(db, wrap, now) }
+  const made: Partial<Record<string, object>> = {}
+  const all = { org: orgBinder(db, wrap, now) } as Repositories
+  for (const [name, make] of Object.entries(SYSTEM_REPOSITORIES)) {
+    Object.defineProperty(all, name, {
+      enumerable: true,
+      get: () => {
+        made[name] ??= wrap((make as (db: Database) => object)(db))
+        return made[name]
+      },
+    })
+  }
+  return all
 }
 
 /** Every repository over one database; `now` stamps the rows a repository dates itself (a tag, a hidden property). */
@@ -184,8 +196,8 @@ export function createStore(db: Database, options: { now?: Clock } = {}): Store 
     }
     return found
   }
-  return {
-    ...own,
+  // Added to the repositories' own object: spreading it would make every repository now.
+  const rest: Omit<Store, keyof Repositories> = {
     dialect: db.dialect,
     schema: { dialect: db.dialect, tables: db.tables },
     transaction: (work) => db.transaction((tx) => work(repositoriesOf(tx))),
@@ -193,4 +205,5 @@ export function createStore(db: Database, options: { now?: Clock } = {}): Store 
       await db.query('SELECT 1')
     },
   }
+  return Object.assign(own, rest)
 }
