@@ -13,8 +13,8 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import { PROVIDER_NAMES } from '../directory/providers'
+import { madeOnFirstRead } from '../util/made-on-first-read'
 import type { AgentCardDocument, CallAttempt, ChainRetry, ChainStep, ChainTriggers, ConnectionSettings } from './json-columns'
-import { lazyTables } from './lazy-tables'
 
 // Kept table for table, column for column, with schema.sqlite.ts: the repositories are written once
 // against these shapes and the contract tests run them on both dialects. The two files differ only in
@@ -69,8 +69,8 @@ const relayedCall = () => ({
   createdAt: createdAt(),
 })
 
-// Each table is made when it is first read (lazy-tables.ts): a start makes only the few it uses.
-export const tables = lazyTables({
+// Each table is made when it is first read (util/made-on-first-read.ts): a start makes the few it uses.
+export const tables = madeOnFirstRead({
   organizations: () =>
     table('organizations', {
       id: id(),

@@ -1,3 +1,4 @@
+import { madeOnFirstRead } from '../util/made-on-first-read'
 import type { Database } from './database'
 import { a2aAgentSealsRepository, a2aAgentsRepository } from './repositories/a2a-agents'
 import { accessDefaultsRepository, accessRulesRepository } from './repositories/access-rules'
@@ -163,22 +164,14 @@ function orgBinder(db: Database, wrap: Wrap, now: Clock): (orgId: string) => Org
 }
 
 /**
- * Every repository of one database, each made when first used: making one makes the tables it reads
- * (lazy-tables.ts), and a start or a gateway call uses a few of them.
+ * Every repository of one database, each made when first read (util/made-on-first-read.ts): making one
+ * makes the tables it uses, and a start or a gateway call uses a few of them.
  */
 function repositories(db: Database, wrap: Wrap, now: Clock): Repositories {
-  const made: Partial<Record<string, object>> = {}
-  const all = { org: orgBinder(db, wrap, now) } as Repositories
-  for (const [name, make] of Object.entries(SYSTEM_REPOSITORIES)) {
-    Object.defineProperty(all, name, {
-      enumerable: true,
-      get: () => {
-        made[name] ??= wrap((make as (db: Database) => object)(db))
-        return made[name]
-      },
-    })
-  }
-  return all
+  const makers = Object.fromEntries(
+    Object.entries(SYSTEM_REPOSITORIES).map(([name, make]) => [name, () => wrap((make as (db: Database) => object)(db))]),
+  ) as { [K in keyof SystemRepositories]: () => SystemRepositories[K] }
+  return Object.assign(madeOnFirstRead(makers), { org: orgBinder(db, wrap, now) })
 }
 
 /** Every repository over one database; `now` stamps the rows a repository dates itself (a tag, a hidden property). */
