@@ -1,5 +1,5 @@
 /**
- * The pg schema's tables by name, for drizzle-kit, which finds a schema's tables among the names its
+ * The Postgres schema's tables by name, for drizzle-kit, which finds a schema's tables among the names its
  * module exports. gw's schema makes each table when it is first used (src/util/made-on-first-read.ts), so
  * this module, which only drizzle-kit and the tests load, makes them all. test/schema-parity.test.ts
  * fails when a table is missing here.
