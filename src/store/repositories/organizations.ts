@@ -31,7 +31,9 @@ export interface Organization {
   createdAt: Date
 }
 
-export const organizationsRepository = ({ orm, dialect, tables: { organizations, auditLog, ...tables } }: Database) => {
+export const organizationsRepository = ({ orm, dialect, tables }: Database) => {
+  // The other tables are read when an organisation is deleted, not here: each is made on first read.
+  const { organizations } = tables
   const addCreditsStatement = (id: string | Placeholder, nanoUsd: number | Placeholder) =>
     orm
       .update(organizations)
@@ -55,7 +57,7 @@ export const organizationsRepository = ({ orm, dialect, tables: { organizations,
      */
     async deleteWithData(id: string): Promise<boolean> {
       for (const name of ORG_LOGS) await orm.delete(tables[name]).where(eq(tables[name].orgId, id))
-      await orm.delete(auditLog).where(eq(auditLog.orgId, id))
+      await orm.delete(tables.auditLog).where(eq(tables.auditLog.orgId, id))
       const rows = await orm.delete(organizations).where(eq(organizations.id, id)).returning({ id: organizations.id })
       return rows.length > 0
     },
