@@ -45,6 +45,11 @@ export const DEFECT_SEEDS: readonly number[] = [
   // beside it; the other suites that draw from these seeds (Bedrock's signing and event stream, the
   // relays) passed with them too. Replayed by every run, so a failure of theirs is caught where it happens.
   1022144817, 234533580,
+  // Reported on 2026-11-28 (fourteenth session) with sqlite's POST /v1/auth/login, the deep-body test
+  // and dispatch's embeddings and responses named as passing beside the report, the failing test not
+  // named. Not reproduced here: each passed the sqlite and the Postgres halves alone, and 944398589 its
+  // sqlite half at GW_FUZZ_SCALE=4 beside the two Postgres runs. Replayed by every run for that reason.
+  944398589, 597256257,
 ]
 
 function runSeed(): number {
