@@ -187,7 +187,7 @@ async function main(argv: string[]): Promise<void> {
       return serveCommand()
     case 'migrate':
       return withRuntime(async ({ db }) => {
-        console.log(JSON.stringify({ dialect: db.dialect, migrations: db.migrations.map((m) => m.tag) }))
+        console.log(JSON.stringify({ dialect: db.dialect, migrations: db.migrationTags }))
       })
     case 'bootstrap': {
       const tier = values.tier ?? 'free'

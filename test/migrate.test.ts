@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Database, openDatabase } from '../src/store/database'
 import { migrate, SQLITE_SCHEMA_DUMP } from '../src/store/migrate'
-import { sqliteMigrations } from '../src/store/migrations.generated'
+import { sqliteMigrationTags } from '../src/store/migration-tags.generated'
 import { placeSqliteTemplate } from '../src/store/sqlite-template'
 import { DIALECTS, emptyDatabase } from './support/harness'
 
@@ -16,8 +16,13 @@ import { DIALECTS, emptyDatabase } from './support/harness'
 const schemaOf = async (on: Database) => (await on.query<{ sql: string }>(SQLITE_SCHEMA_DUMP)).map((r) => r.sql)
 const ledger = async (on: Database) =>
   (await on.query<{ tag: string }>('SELECT tag FROM gw_migrations ORDER BY tag')).map((r) => r.tag)
-/** The same database, with only the migrations to replay (no fresh schema to take a short cut with). */
-const replaying = (on: Database, migrations = on.migrations): Database => ({ ...on, migrations, freshSchema: undefined })
+/** The schema every migration ends at, as the dialect embeds it. */
+const freshSchemaOf = async (on: Database) => [...((await on.loadMigrations()).freshSchema ?? [])]
+/** The same database, with only its first `count` migrations to replay (no fresh schema to take a short cut with). */
+const replaying = async (on: Database, count?: number): Promise<Database> => {
+  const migrations = (await on.loadMigrations()).migrations.slice(0, count)
+  return { ...on, migrationTags: migrations.map((m) => m.tag), loadMigrations: async () => ({ migrations }) }
+}
 
 describe('migrations on SQLite', () => {
   let db: Database
@@ -35,35 +40,49 @@ describe('migrations on SQLite', () => {
   })
 
   test('a new database gets the whole schema at once and records every migration as applied', async () => {
-    const tags = db.migrations.map((m) => m.tag)
-    expect(db.freshSchema?.length).toBeGreaterThan(0)
-    expect(await migrate(db)).toEqual(tags)
-    expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
-    expect(await ledger(db)).toEqual(tags)
+    const tags = db.migrationTags
+    expect((await freshSchemaOf(db)).length).toBeGreaterThan(0)
+    expect(await migrate(db)).toEqual([...tags])
+    expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
+    expect(await ledger(db)).toEqual([...tags])
     expect(await migrate(db)).toEqual([])
   })
 
   test('replaying every migration ends at exactly the fresh schema (regenerate it when this fails)', async () => {
-    expect(await migrate(replaying(db))).toEqual(db.migrations.map((m) => m.tag))
-    expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+    expect(await migrate(await replaying(db))).toEqual([...db.migrationTags])
+    expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
   })
 
   test('a database part of the way along replays only the migrations it has not seen', async () => {
-    const seen = db.migrations.slice(0, 10)
-    await migrate(replaying(db, seen))
-    expect(await migrate(db)).toEqual(db.migrations.slice(10).map((m) => m.tag))
-    expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
-    expect(await ledger(db)).toEqual(db.migrations.map((m) => m.tag))
+    await migrate(await replaying(db, 10))
+    expect(await migrate(db)).toEqual(db.migrationTags.slice(10))
+    expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
+    expect(await ledger(db)).toEqual([...db.migrationTags])
   })
 
   test('a fresh schema that fails part-way leaves no table and no record behind, and a later run succeeds', async () => {
-    const broken: Database = { ...db, freshSchema: [...(db.freshSchema ?? []), 'CREATE TABLE broken (id text,'] }
+    const { migrations } = await db.loadMigrations()
+    const freshSchema = [...(await freshSchemaOf(db)), 'CREATE TABLE broken (id text,']
+    const broken: Database = { ...db, loadMigrations: async () => ({ migrations, freshSchema }) }
     await expect(migrate(broken)).rejects.toThrow()
     expect(await schemaOf(db)).toEqual([])
     expect(await ledger(db)).toEqual([])
-    expect(await migrate(db)).toEqual(db.migrations.map((m) => m.tag))
+    expect(await migrate(db)).toEqual([...db.migrationTags])
   })
 })
+
+for (const dialect of DIALECTS)
+  test(`a start compares the embedded migrations' own tags, in order (${dialect})`, async () => {
+    const { location, drop } = await emptyDatabase(dialect)
+    const db = await openDatabase({ database: location }, { template: false })
+    try {
+      expect(db.migrationTags.length).toBeGreaterThan(0)
+      expect((await db.loadMigrations()).migrations.map((m) => m.tag)).toEqual([...db.migrationTags])
+    } finally {
+      await db.close()
+      await drop()
+    }
+  })
 
 for (const dialect of DIALECTS)
   describe(`gateways starting on one database at once (${dialect})`, () => {
@@ -75,7 +94,7 @@ for (const dialect of DIALECTS)
       try {
         await before?.(a)
         const results = await Promise.all([migrate(a), migrate(b)])
-        return { results, ledger: await ledger(a), tags: a.migrations.map((m) => m.tag) }
+        return { results, ledger: await ledger(a), tags: [...a.migrationTags] }
       } finally {
         await a.close()
         await b.close()
@@ -90,11 +109,7 @@ for (const dialect of DIALECTS)
     })
 
     test('part of the way along, both succeed, and the rest is applied once', async () => {
-      const {
-        results,
-        ledger: recorded,
-        tags,
-      } = await migrateTwiceAtOnce((db) => migrate(replaying(db, db.migrations.slice(0, 10))))
+      const { results, ledger: recorded, tags } = await migrateTwiceAtOnce(async (db) => migrate(await replaying(db, 10)))
       expect(results.flat().sort()).toEqual(tags.slice(10).sort())
       expect(recorded).toEqual([...tags].sort())
     })
@@ -113,9 +128,9 @@ describe('a new SQLite database from the embedded copy', () => {
     const before = Date.now()
     const db = await open()
     try {
-      const tags = db.migrations.map((m) => m.tag)
+      const tags = db.migrationTags
       expect(db.created).toEqual(tags)
-      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+      expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
       const recorded = await db.query<{ tag: string; applied_at: number }>(
         'SELECT tag, applied_at FROM gw_migrations ORDER BY tag',
       )
@@ -146,26 +161,26 @@ describe('a new SQLite database from the embedded copy', () => {
 
   test('beside what is left of a database (its write-ahead log), nothing is copied: it is made by its statements', async () => {
     writeFileSync(`${path()}-wal`, '')
-    expect(placeSqliteTemplate(path())).toBeUndefined()
+    expect(await placeSqliteTemplate(path())).toBeUndefined()
     expect(existsSync(path())).toBe(false)
     const db = await open()
     try {
       expect(db.created).toBeUndefined()
-      expect(await migrate(db)).toEqual(db.migrations.map((m) => m.tag))
-      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+      expect(await migrate(db)).toEqual([...db.migrationTags])
+      expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
     } finally {
       await db.close()
     }
   })
 
   test('when two start on one new directory, one copy is placed and the other opens it', async () => {
-    expect(placeSqliteTemplate(path())).toEqual(sqliteMigrations.map((m) => m.tag))
-    expect(placeSqliteTemplate(path())).toBeUndefined()
+    expect(await placeSqliteTemplate(path())).toEqual(sqliteMigrationTags)
+    expect(await placeSqliteTemplate(path())).toBeUndefined()
     const db = await open()
     try {
       expect(db.created).toBeUndefined()
       expect(await migrate(db)).toEqual([])
-      expect(await schemaOf(db)).toEqual([...(db.freshSchema ?? [])])
+      expect(await schemaOf(db)).toEqual(await freshSchemaOf(db))
     } finally {
       await db.close()
     }

@@ -6,6 +6,12 @@ export interface EmbeddedMigration {
   sql: string
 }
 
+/** Every migration of a dialect, and, where it has one, the schema they end at (created at once on a database that has none). */
+export interface MigrationSet {
+  migrations: readonly EmbeddedMigration[]
+  freshSchema?: readonly string[]
+}
+
 const BREAKPOINT = '--> statement-breakpoint'
 
 /** A migration's statements, in order: drizzle-kit separates them with a breakpoint comment. */
@@ -37,22 +43,22 @@ export async function migrate(db: Database, now: () => number = Date.now): Promi
   // Most starts find every migration recorded: a read says so without the lock's write transaction.
   // Any failure of that read (no ledger yet, above all) leaves it to the steps below.
   const recorded = await appliedTags(db).catch(() => undefined)
-  if (recorded && db.migrations.every((migration) => recorded.has(migration.tag))) return []
+  if (recorded && db.migrationTags.every((tag) => recorded.has(tag))) return []
+  const { migrations, freshSchema } = await db.loadMigrations()
   await underLock(db, (tx) => tx.execute(LEDGER_DDL))
   // Each step below reads the ledger again under the lock: what another process applied since is skipped.
   const applied = recorded ?? (await appliedTags(db))
-  const fresh = db.freshSchema
-  if (applied.size === 0 && fresh !== undefined) {
+  if (applied.size === 0 && freshSchema !== undefined) {
     const created = await underLock(db, async (tx) => {
       if ((await appliedTags(tx)).size > 0) return false
-      for (const statement of fresh) await tx.execute(statement)
-      for (const migration of db.migrations) await record(tx, migration, now)
+      for (const statement of freshSchema) await tx.execute(statement)
+      for (const migration of migrations) await record(tx, migration, now)
       return true
     })
-    if (created) return db.migrations.map((m) => m.tag)
+    if (created) return migrations.map((m) => m.tag)
   }
   const done: string[] = []
-  for (const migration of db.migrations) {
+  for (const migration of migrations) {
     if (applied.has(migration.tag)) continue
     const ran = await underLock(db, async (tx) => {
       if ((await appliedTags(tx)).has(migration.tag)) return false

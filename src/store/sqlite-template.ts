@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, writeFileSync } from 'node:fs'
-import { sqliteMigrations, sqliteTemplate } from './migrations.generated'
+import { sqliteMigrationTags } from './migration-tags.generated'
 
 /** Where linking a staged file into place is not possible, a new database is made by its statements instead. */
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS'])
@@ -15,20 +15,22 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS'])
  * The copy is written beside the database, synced, and linked into place: a process starting beside
  * this one finds either no database or a whole one, never part of a file.
  */
-export function placeSqliteTemplate(path: string): readonly string[] | undefined {
+export async function placeSqliteTemplate(path: string): Promise<readonly string[] | undefined> {
   if (existsSync(path) || existsSync(`${path}-wal`) || existsSync(`${path}-journal`)) return undefined
+  // Read only here: a start on an existing database does not evaluate the template's text.
+  const { sqliteTemplate } = await import('./migrations.generated')
   // Not the process id: replicas in containers sharing a volume are all process 1.
   const staged = `${path}.${crypto.randomUUID()}.new`
   const fd = openSync(staged, 'wx', 0o644)
   try {
     try {
-      writeFileSync(fd, templateBytes())
+      writeFileSync(fd, templateBytes(sqliteTemplate))
       fsyncSync(fd)
     } finally {
       closeSync(fd)
     }
     linkSync(staged, path)
-    return sqliteMigrations.map((migration) => migration.tag)
+    return sqliteMigrationTags
   } catch (error) {
     const code = (error as { code?: unknown }).code
     if (code === 'EEXIST' || (typeof code === 'string' && NO_LINKS.has(code))) return undefined
@@ -38,8 +40,8 @@ export function placeSqliteTemplate(path: string): readonly string[] | undefined
   }
 }
 
-function templateBytes(): Buffer {
-  const bytes = Buffer.alloc(sqliteTemplate.size)
-  for (const [offset, data] of sqliteTemplate.runs) bytes.write(data, offset, 'base64')
+function templateBytes(template: { size: number; runs: ReadonlyArray<readonly [number, string]> }): Buffer {
+  const bytes = Buffer.alloc(template.size)
+  for (const [offset, data] of template.runs) bytes.write(data, offset, 'base64')
   return bytes
 }
