@@ -16,9 +16,13 @@ import type { DatabaseLocation } from './store/database'
 
 /** What a variable's text must be. (Plain checks: a schema library here was the only one start-up loaded.) */
 type Rule = (text: string) => boolean
+/** Compiled when first used: most rules are never consulted, their variable being unset. */
 const matching = (pattern: string): Rule => {
-  const expression = new RegExp(pattern)
-  return (text) => expression.test(text)
+  let expression: RegExp | undefined
+  return (text) => {
+    expression ??= new RegExp(pattern)
+    return expression.test(text)
+  }
 }
 const lengthIn =
   (min: number, max = Number.POSITIVE_INFINITY): Rule =>

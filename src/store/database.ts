@@ -1,5 +1,5 @@
 import { Database as SqliteClient } from 'bun:sqlite'
-import { AsyncLocalStorage } from 'node:async_hooks'
+import type { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type SQL, sql } from 'drizzle-orm'
@@ -64,14 +64,19 @@ export interface Database {
 
 /** Knows whether the code running now is a transaction's work: a statement outside it is then a mistake. */
 class TransactionScope {
-  private readonly inside = new AsyncLocalStorage<true>()
+  /**
+   * Made with the first transaction: a process that runs none (a start, and the gateway's own calls,
+   * whose records the log's writer thread writes) never evaluates node:async_hooks.
+   */
+  private inside: AsyncLocalStorage<true> | undefined
 
-  run<T>(work: () => Promise<T>): Promise<T> {
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    this.inside ??= new (await import('node:async_hooks')).AsyncLocalStorage<true>()
     return this.inside.run(true, work)
   }
 
   refuseInside(): void {
-    if (this.inside.getStore())
+    if (this.inside?.getStore())
       throw new Error(
         'a statement outside the transaction was issued from inside it; use the repositories the transaction hands its work',
       )

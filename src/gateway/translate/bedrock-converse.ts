@@ -280,9 +280,12 @@ export const usageOfConverse = (usage: Record<string, unknown>): Usage =>
  * see), and callers' formats want one, so each answer is given one: this process's random prefix and
  * a count, unique across instances without drawing randomness for every answer.
  */
-const ANSWER_ID_PREFIX = crypto.randomUUID().replaceAll('-', '').slice(0, 20)
+let answerIdPrefix: string | undefined
 let answersNamed = 0
-const answerId = (): string => `${ANSWER_ID_PREFIX}${(++answersNamed).toString(16).padStart(12, '0')}`
+const answerId = (): string => {
+  answerIdPrefix ??= crypto.randomUUID().replaceAll('-', '').slice(0, 20)
+  return `${answerIdPrefix}${(++answersNamed).toString(16).padStart(12, '0')}`
+}
 
 /** Bedrock sends its tool input as a JSON value; other formats take an object. */
 const inputObject = (input: unknown): Record<string, unknown> => (isRecord(input) ? input : {})
