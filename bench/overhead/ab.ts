@@ -15,6 +15,12 @@
  *
  *   AB_SATURATION=1 bun bench/overhead/ab.ts plain=dist/gw limits=dist/gw,AB_LIMITS=5
  *
+ * A variant's `AB_KEYS=<n>` spreads its calls in (a) and (c) over that many API keys of its organisation,
+ * each in turn, as a team's services each have their own ((b)'s wrk keeps to the first); what the
+ * authenticator's reads of keys cost when many are in use:
+ *
+ *   bun bench/overhead/ab.ts one=dist/gw many=dist/gw,AB_KEYS=500
+ *
  * `AB_PRODUCTION=1` switches on what a production organisation uses, beside the plain arm: budget limits
  * (two, or AB_LIMITS), a fallback chain on the arm's model, an access rule on models, and metrics:
  *
@@ -55,7 +61,16 @@ import { verifyArm, warmUp } from './calls'
 import { integer, loadSettings } from './config'
 import type { CpuUse } from './cpu'
 import { type CallMode, type FixedRateResult, runFixedRate } from './fixed-rate'
-import { addBudgetLimits, addProductionSettings, BENCH_METRICS_TOKEN, gwEnv, prepareOrg, providersEnv, startGw } from './gw'
+import {
+  addApiKeys,
+  addBudgetLimits,
+  addProductionSettings,
+  BENCH_METRICS_TOKEN,
+  gwEnv,
+  prepareOrg,
+  providersEnv,
+  startGw,
+} from './gw'
 import { describeHost, hostFacts } from './machine'
 import { freePort, runInScratch } from './processes'
 import { table } from './report'
@@ -93,8 +108,8 @@ function parseArms(raw: string | undefined): GwArmName[] {
 }
 
 async function startVariant(variant: Variant, workDir: string, fakePort: number, arms: GwArmName[]): Promise<Entry[]> {
-  // AB_LIMITS and AB_PRODUCTION are the suite's, not gw's: what the variant's organisation has switched on.
-  const { AB_LIMITS: limits = '0', AB_PRODUCTION: production, ...own } = variant.env
+  // AB_LIMITS, AB_KEYS and AB_PRODUCTION are the suite's, not gw's: what the variant's organisation has.
+  const { AB_LIMITS: limits = '0', AB_KEYS: keyCount = '1', AB_PRODUCTION: production, ...own } = variant.env
   const asProduction = production === '1'
   const port = freePort()
   // A production organisation's chain falls back to Anthropic: configured, at the fake provider.
@@ -107,8 +122,9 @@ async function startVariant(variant: Variant, workDir: string, fakePort: number,
   if (budgetLimits > 0) await addBudgetLimits(port, org.sessionToken, budgetLimits)
   if (asProduction)
     for (const model of new Set(arms.map((arm) => GW_ARMS[arm].model))) await addProductionSettings(port, org.sessionToken, model)
+  const apiKeys = [org.apiKey, ...(await addApiKeys(port, org.sessionToken, Number(keyCount) - 1))]
   return arms.map((arm) => ({
-    target: gwTarget(arm === PASSTHROUGH ? variant.label : `${variant.label}:${arm}`, arm, port, org.apiKey, child.pid),
+    target: gwTarget(arm === PASSTHROUGH ? variant.label : `${variant.label}:${arm}`, arm, port, apiKeys, child.pid),
     direct: directName(GW_ARMS[arm].reaches),
     variant: variant.label,
     arm,

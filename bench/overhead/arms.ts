@@ -38,6 +38,8 @@ export interface Target {
   /** Where to POST the plain call. */
   url: string
   headers: Record<string, string>
+  /** The headers of each call in turn, for calls spread over several API keys; `headers` when absent. */
+  nextHeaders?: () => Record<string, string>
   /** The process that serves it (for a direct arm, the fake provider); scenario (c) watches its CPU. */
   pid: number
   /** The plain call's body; the suite's chat completion when absent. */
@@ -249,8 +251,11 @@ export const GW_ARMS = {
 export type GwArmName = keyof typeof GW_ARMS
 export const isGwArmName = (name: string): name is GwArmName => Object.hasOwn(GW_ARMS, name)
 
-/** An arm through a running gw: its caller's format at gw's address, with the organisation's key. */
-export function gwTarget(name: string, arm: GwArmName, gwPort: number, apiKey: string, pid: number): Target {
+/**
+ * An arm through a running gw: its caller's format at gw's address, with the organisation's key, or
+ * with each of `apiKeys` in turn when there are several (the first is the key of (b)'s wrk).
+ */
+export function gwTarget(name: string, arm: GwArmName, gwPort: number, apiKeys: readonly string[], pid: number): Target {
   const { caller, model, reaches } = GW_ARMS[arm]
   const format: CallerFormat = CALLERS[caller]
   const at = (call: { path: string; body: string }) => ({ url: `http://127.0.0.1:${gwPort}${call.path}`, body: call.body })
@@ -260,11 +265,18 @@ export function gwTarget(name: string, arm: GwArmName, gwPort: number, apiKey: s
     url: plain.url,
     body: plain.body,
     stream: at(format.stream(model)),
-    headers: gwHeaders(apiKey),
+    headers: gwHeaders(apiKeys[0] ?? ''),
+    ...(apiKeys.length > 1 ? { nextHeaders: inTurn(apiKeys.map(gwHeaders)) } : {}),
     pid,
     streamEnd: format.streamEnd,
     reaches,
   }
+}
+
+/** Each of `items` in turn, from the first. */
+function inTurn<T>(items: readonly T[]): () => T {
+  let next = 0
+  return () => items[next++ % items.length] as T
 }
 
 export const directName = (route: Exclude<FakeRoute, 'token'>): string => (route === 'openai' ? 'direct' : `direct-${route}`)

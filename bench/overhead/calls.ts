@@ -25,10 +25,13 @@ function refuse(arm: Target, response: Response, text: string): never {
   throw new Error(`${arm.name} answered ${response.status}: ${text.slice(0, 300)}`)
 }
 
+/** The headers of the arm's next call. */
+export const headersOf = (arm: Target): Record<string, string> => arm.nextHeaders?.() ?? arm.headers
+
 /** Milliseconds until the whole answer arrived. */
 export async function timePlain(arm: Target): Promise<number> {
   const started = performance.now()
-  const response = await fetch(arm.url, { method: 'POST', headers: arm.headers, body: arm.body ?? PLAIN_BODY })
+  const response = await fetch(arm.url, { method: 'POST', headers: headersOf(arm), body: arm.body ?? PLAIN_BODY })
   const text = await response.text()
   const elapsed = performance.now() - started
   if (response.status !== 200) refuse(arm, response, text)
@@ -40,7 +43,7 @@ export async function timeFirstByte(arm: Target): Promise<number> {
   const started = performance.now()
   const response = await fetch(arm.stream?.url ?? arm.url, {
     method: 'POST',
-    headers: arm.headers,
+    headers: headersOf(arm),
     body: arm.stream?.body ?? STREAM_BODY,
   })
   if (response.status !== 200 || !response.body) refuse(arm, response, await response.text())

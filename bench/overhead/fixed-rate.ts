@@ -5,7 +5,7 @@
  * hence this client.
  */
 import type { Target } from './arms'
-import { PLAIN_BODY, STREAM_BODY } from './calls'
+import { headersOf, PLAIN_BODY, STREAM_BODY } from './calls'
 import type { Settings } from './config'
 import { addUse, type CpuUse, CpuWatch, type Watched } from './cpu'
 import { type Summary, summarize } from './stats'
@@ -38,19 +38,19 @@ export type CallMode = 'plain' | 'stream'
 
 interface Call {
   url: string
-  headers: Record<string, string>
+  headers: () => Record<string, string>
   body: string
 }
 
 const callOf = (arm: Target, mode: CallMode): Call =>
   mode === 'stream'
-    ? { url: arm.stream?.url ?? arm.url, headers: arm.headers, body: arm.stream?.body ?? STREAM_BODY }
-    : { url: arm.url, headers: arm.headers, body: arm.body ?? PLAIN_BODY }
+    ? { url: arm.stream?.url ?? arm.url, headers: () => headersOf(arm), body: arm.stream?.body ?? STREAM_BODY }
+    : { url: arm.url, headers: () => headersOf(arm), body: arm.body ?? PLAIN_BODY }
 
 async function fire(call: Call, scheduled: number, into: Samples): Promise<void> {
   const sent = performance.now()
   try {
-    const response = await fetch(call.url, { method: 'POST', headers: call.headers, body: call.body })
+    const response = await fetch(call.url, { method: 'POST', headers: call.headers(), body: call.body })
     await response.arrayBuffer()
     const done = performance.now()
     if (response.status !== 200) {

@@ -164,6 +164,26 @@ export async function addProductionSettings(port: number, sessionToken: string, 
   })
 }
 
+/**
+ * `count` more API keys of the organisation, as a team gives one to each service: the authenticator
+ * reads a key's record again each second it is used, so many keys in use cost reads that one does not.
+ */
+export async function addApiKeys(port: number, sessionToken: string, count: number): Promise<string[]> {
+  const keys: string[] = []
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sessionToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench key ${i + 2}` }),
+    })
+    const body = (await response.json()) as { data?: { key?: string } }
+    if (response.status !== 201 || !body.data?.key)
+      throw new Error(`POST /v1/api-keys answered ${response.status}: ${JSON.stringify(body)}`)
+    keys.push(body.data.key)
+  }
+  return keys
+}
+
 /** The headers of a gw call: a real API key, and a layer-2 policy (a token bucket) that never refuses. */
 export const gwHeaders = (apiKey: string): Record<string, string> => ({
   authorization: `Bearer ${apiKey}`,

@@ -1,4 +1,5 @@
-import { desc, eq, isNull } from 'drizzle-orm'
+import { desc, eq, isNull, sql } from 'drizzle-orm'
+import { compiledRead } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -32,22 +33,37 @@ export interface ApiKeyRecord {
  * Credentials by their own id, whatever their organisation: authentication reads them before it
  * knows the organisation (the credential says which), and a session ends itself by its id.
  */
-export const credentialsRepository = ({ orm, tables: { sessions, apiKeys } }: Database) => ({
-  async session(id: string): Promise<SessionRecord | undefined> {
-    const [row] = await orm.select().from(sessions).where(eq(sessions.id, id)).limit(1)
-    return row
-  },
-  async revokeSession(id: string, at: Date): Promise<void> {
-    await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
-  },
-  async apiKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await orm.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1)
-    return row
-  },
-  async touchApiKey(id: string, at: Date): Promise<void> {
-    await orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id))
-  },
-})
+export const credentialsRepository = ({ orm, dialect, tables: { sessions, apiKeys } }: Database) => {
+  // Read whenever the authenticator's cache of a credential expires: once a second for each in use.
+  const sessionById = compiledRead<SessionRecord>(dialect, () =>
+    orm
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .limit(1),
+  )
+  const apiKeyById = compiledRead<ApiKeyRecord>(dialect, () =>
+    orm
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.id, sql.placeholder('id')))
+      .limit(1),
+  )
+  return {
+    session(id: string): Promise<SessionRecord | undefined> {
+      return sessionById({ id })
+    },
+    async revokeSession(id: string, at: Date): Promise<void> {
+      await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
+    },
+    apiKey(id: string): Promise<ApiKeyRecord | undefined> {
+      return apiKeyById({ id })
+    },
+    async touchApiKey(id: string, at: Date): Promise<void> {
+      await orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id))
+    },
+  }
+}
 
 /** One organisation's sessions. */
 export const sessionsRepository = ({ orm, tables: { sessions } }: Database, orgId: string) => {

@@ -1,4 +1,5 @@
 import { type AnyColumn, and, asc, count, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
+import { compiledRead } from '../compiled-read'
 import type { Database } from '../database'
 import { type Grouping, grouping } from '../grouping'
 import type { CallAttempt } from '../json-columns'
@@ -96,27 +97,9 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
       .from(requests)
       .where(and(eq(requests.orgId, sql.placeholder('orgId')), eq(requests.id, sql.placeholder('id'))))
       .limit(1)
-  /**
-   * A call's record by its id, read for every metadata lookup and feedback: drizzle building the query
-   * took 0.5 ms of the server's loop a read (and on SQLite, compiling it, more), against 0.08 ms on
-   * SQLite and 0.11 on Postgres built once. On Postgres it runs as the query builder runs it, as an
-   * unnamed statement: drizzle's named form makes postgres.js keep a prepared statement per
-   * connection, and with it POST /v1/feedback answered 503 in three runs of the hostile-input suite on
-   * one machine (not in three on another; the cause is not known). `_prepare` is drizzle's own step
-   * between building and running (what `await query` calls), kept out of its public types; `Orm` is
-   * SQLite's type for both dialects (database.ts), so Postgres's query, which answers rows, is typed here.
-   */
-  const compiledOnce = (query: ReturnType<typeof byId>) => {
-    if (dialect === 'sqlite') {
-      const statement = query.prepare()
-      return async (values: Record<string, string>): Promise<RequestRecord | undefined> => statement.get(values)
-    }
-    type PgBuilt = { execute(values: Record<string, string>): Promise<RequestRecord[]> }
-    const statement = (query as unknown as { _prepare(): PgBuilt })._prepare()
-    return async (values: Record<string, string>): Promise<RequestRecord | undefined> => (await statement.execute(values))[0]
-  }
-  let byIdCompiled: ReturnType<typeof compiledOnce> | undefined
-  let byOrgAndIdCompiled: ReturnType<typeof compiledOnce> | undefined
+  // A call's record by its id is read for every metadata lookup and feedback (compiled-read.ts).
+  const recordById = compiledRead<RequestRecord>(dialect, byId)
+  const recordByOrgAndId = compiledRead<RequestRecord>(dialect, byOrgAndId)
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -183,13 +166,11 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * which compares the owner before it shows anything.
      */
     ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      byIdCompiled ??= compiledOnce(byId())
-      return byIdCompiled({ id })
+      return recordById({ id })
     },
     /** Scoped by organisation: another organisation's request is not found. */
     get(orgId: string, id: string): Promise<RequestRecord | undefined> {
-      byOrgAndIdCompiled ??= compiledOnce(byOrgAndId())
-      return byOrgAndIdCompiled({ orgId, id })
+      return recordByOrgAndId({ orgId, id })
     },
     /** The latest calls a fallback chain served (or failed), newest first. */
     async recentForChain(orgId: string, chainId: string, limit: number): Promise<RequestRecord[]> {
