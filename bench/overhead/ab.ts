@@ -21,6 +21,9 @@
  *
  *   bun bench/overhead/ab.ts one=dist/gw many=dist/gw,AB_KEYS=500
  *
+ * `AB_ORGS=<n>` does the same over n organisations, each with its own key (made with `gw bootstrap`):
+ * what the cached reads of each organisation in use cost (its chains, prices, limits, rules, settings).
+ *
  * `AB_PRODUCTION=1` switches on what a production organisation uses, beside the plain arm: budget limits
  * (two, or AB_LIMITS), a fallback chain on the arm's model, an access rule on models, and metrics:
  *
@@ -109,7 +112,13 @@ function parseArms(raw: string | undefined): GwArmName[] {
 
 async function startVariant(variant: Variant, workDir: string, fakePort: number, arms: GwArmName[]): Promise<Entry[]> {
   // AB_LIMITS, AB_KEYS and AB_PRODUCTION are the suite's, not gw's: what the variant's organisation has.
-  const { AB_LIMITS: limits = '0', AB_KEYS: keyCount = '1', AB_PRODUCTION: production, ...own } = variant.env
+  const {
+    AB_LIMITS: limits = '0',
+    AB_KEYS: keyCount = '1',
+    AB_ORGS: orgCount = '1',
+    AB_PRODUCTION: production,
+    ...own
+  } = variant.env
   const asProduction = production === '1'
   const port = freePort()
   // A production organisation's chain falls back to Anthropic: configured, at the fake provider.
@@ -117,12 +126,14 @@ async function startVariant(variant: Variant, workDir: string, fakePort: number,
   const metrics = asProduction ? { GW_METRICS_TOKEN: BENCH_METRICS_TOKEN } : {}
   const env = { ...gwEnv(join(workDir, variant.label), port, fakePort), ...others, ...metrics, ...own }
   const org = await prepareOrg(variant.binary, env)
+  const otherOrgs: string[] = []
+  for (let i = 1; i < Number(orgCount); i++) otherOrgs.push((await prepareOrg(variant.binary, env)).apiKey)
   const child = await startGw(variant.binary, env, join(workDir, `${variant.label}.log`))
   const budgetLimits = asProduction ? Math.max(Number(limits), 2) : Number(limits)
   if (budgetLimits > 0) await addBudgetLimits(port, org.sessionToken, budgetLimits)
   if (asProduction)
     for (const model of new Set(arms.map((arm) => GW_ARMS[arm].model))) await addProductionSettings(port, org.sessionToken, model)
-  const apiKeys = [org.apiKey, ...(await addApiKeys(port, org.sessionToken, Number(keyCount) - 1))]
+  const apiKeys = [org.apiKey, ...(await addApiKeys(port, org.sessionToken, Number(keyCount) - 1)), ...otherOrgs]
   return arms.map((arm) => ({
     target: gwTarget(arm === PASSTHROUGH ? variant.label : `${variant.label}:${arm}`, arm, port, apiKeys, child.pid),
     direct: directName(GW_ARMS[arm].reaches),

@@ -20,14 +20,14 @@ export interface OrgRows<T extends OrgTable> {
 }
 
 export function orgRows<T extends OrgTable>(table: T, orgId: string): OrgRows<T> {
-  const mine = eq(table.orgId, orgId)
-  return {
-    table,
-    orgId,
-    where: (...conditions) => (conditions.length === 0 ? mine : (and(mine, ...conditions) as SQL)),
-    row: (values) => ({ ...values, orgId }),
-  }
+  return { table, orgId, where: narrowing(eq(table.orgId, orgId)), row: (values) => ({ ...values, orgId }) }
 }
+
+/** Conditions that start from `mine` (an organisation's rows): what `OrgRows.where` answers. */
+export const narrowing =
+  (mine: SQL) =>
+  (...conditions: Array<SQL | undefined>): SQL =>
+    conditions.length === 0 ? mine : (and(mine, ...conditions) as SQL)
 
 /**
  * The condition for child rows whose parent is one of the organisation's rows (by `parentId` when

@@ -1,4 +1,5 @@
 import { asc, count, eq } from 'drizzle-orm'
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -28,11 +29,15 @@ export interface AccessDefaultRow {
 }
 
 /** One organisation's access rules: another organisation's rule is not found. */
-export const accessRulesRepository = ({ orm, tables: { accessRules } }: Database, orgId: string) => {
+export const accessRulesRepository = ({ orm, dialect, tables: { accessRules } }: Database, orgId: string) => {
   const rule = orgRows(accessRules, orgId)
+  // Read every few seconds for each organisation in use (governance/policies.ts): compiled once (compiled-read.ts).
+  const listAll = orgRead<AccessRuleRow, typeof accessRules>({ orm, dialect }, rule, 'accessRules.list', (where) =>
+    orm.select().from(accessRules).where(where()).orderBy(asc(accessRules.createdAt), asc(accessRules.id)),
+  )
   return {
-    async list(): Promise<AccessRuleRow[]> {
-      return orm.select().from(accessRules).where(rule.where()).orderBy(asc(accessRules.createdAt), asc(accessRules.id))
+    list(): Promise<AccessRuleRow[]> {
+      return listAll()
     },
     async count(): Promise<number> {
       const [row] = await orm.select({ n: count() }).from(accessRules).where(rule.where())
@@ -71,11 +76,14 @@ export const accessRulesRepository = ({ orm, tables: { accessRules } }: Database
 }
 
 /** One organisation's defaults per resource kind; a kind without a row allows. */
-export const accessDefaultsRepository = ({ orm, tables: { accessDefaults } }: Database, orgId: string) => {
+export const accessDefaultsRepository = ({ orm, dialect, tables: { accessDefaults } }: Database, orgId: string) => {
   const row = orgRows(accessDefaults, orgId)
+  const listAll = orgRead<AccessDefaultRow, typeof accessDefaults>({ orm, dialect }, row, 'accessDefaults.list', (where) =>
+    orm.select().from(accessDefaults).where(where()),
+  )
   return {
-    async list(): Promise<AccessDefaultRow[]> {
-      return orm.select().from(accessDefaults).where(row.where())
+    list(): Promise<AccessDefaultRow[]> {
+      return listAll()
     },
     async set(resourceKind: AccessResourceKind, effect: 'allow' | 'deny', updatedAt: Date): Promise<void> {
       await orm

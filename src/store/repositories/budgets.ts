@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm'
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -49,11 +50,15 @@ export interface BudgetNotice {
 }
 
 /** One organisation's limits: another organisation's limit is not found. */
-export const budgetLimitsRepository = ({ orm, tables: { budgetLimits } }: Database, orgId: string) => {
+export const budgetLimitsRepository = ({ orm, dialect, tables: { budgetLimits } }: Database, orgId: string) => {
   const limit = orgRows(budgetLimits, orgId)
+  // Read every second for each organisation in use (spend/policy.ts): compiled once (compiled-read.ts).
+  const listAll = orgRead<BudgetLimit, typeof budgetLimits>({ orm, dialect }, limit, 'budgetLimits.list', (where) =>
+    orm.select().from(budgetLimits).where(where()).orderBy(asc(budgetLimits.createdAt), asc(budgetLimits.id)),
+  )
   return {
-    async list(): Promise<BudgetLimit[]> {
-      return orm.select().from(budgetLimits).where(limit.where()).orderBy(asc(budgetLimits.createdAt), asc(budgetLimits.id))
+    list(): Promise<BudgetLimit[]> {
+      return listAll()
     },
     async get(id: string): Promise<BudgetLimit | undefined> {
       const [row] = await orm
@@ -103,11 +108,18 @@ export const budgetLimitsRepository = ({ orm, tables: { budgetLimits } }: Databa
   }
 }
 
-export const downgradeMappingsRepository = ({ orm, tables: { downgradeMappings } }: Database, orgId: string) => {
+export const downgradeMappingsRepository = ({ orm, dialect, tables: { downgradeMappings } }: Database, orgId: string) => {
   const mapping = orgRows(downgradeMappings, orgId)
+  // Read every second for each organisation in use (spend/policy.ts): compiled once (compiled-read.ts).
+  const listAll = orgRead<DowngradeMapping, typeof downgradeMappings>(
+    { orm, dialect },
+    mapping,
+    'downgradeMappings.list',
+    (where) => orm.select().from(downgradeMappings).where(where()).orderBy(asc(downgradeMappings.createdAt)),
+  )
   return {
-    async list(): Promise<DowngradeMapping[]> {
-      return orm.select().from(downgradeMappings).where(mapping.where()).orderBy(asc(downgradeMappings.createdAt))
+    list(): Promise<DowngradeMapping[]> {
+      return listAll()
     },
     async findByFrom(fromModel: string): Promise<DowngradeMapping | undefined> {
       const [row] = await orm

@@ -50,14 +50,14 @@ export const credentialsRepository = ({ orm, dialect, tables: { sessions, apiKey
       .limit(1),
   )
   return {
-    session(id: string): Promise<SessionRecord | undefined> {
-      return sessionById({ id })
+    async session(id: string): Promise<SessionRecord | undefined> {
+      return (await sessionById({ id }))[0]
     },
     async revokeSession(id: string, at: Date): Promise<void> {
       await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
     },
-    apiKey(id: string): Promise<ApiKeyRecord | undefined> {
-      return apiKeyById({ id })
+    async apiKey(id: string): Promise<ApiKeyRecord | undefined> {
+      return (await apiKeyById({ id }))[0]
     },
     async touchApiKey(id: string, at: Date): Promise<void> {
       await orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id))

@@ -1,4 +1,5 @@
 import { asc, eq } from 'drizzle-orm'
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import { isUniqueViolation } from '../faults'
 import type { ChainRetry, ChainStep, ChainTriggers } from '../json-columns'
@@ -25,11 +26,15 @@ export const ALIAS_TAKEN = 'alias_taken' as const
  * One organisation's fallback chains: another organisation's chain is not found. The unique index on
  * (organisation, matchModel) decides a clash, so two writes racing for one alias cannot both win.
  */
-export const fallbackChainsRepository = ({ orm, tables: { fallbackChains } }: Database, orgId: string) => {
+export const fallbackChainsRepository = ({ orm, dialect, tables: { fallbackChains } }: Database, orgId: string) => {
   const chain = orgRows(fallbackChains, orgId)
+  // Read every second for each organisation in use (directory/chains.ts): compiled once (compiled-read.ts).
+  const listAll = orgRead<FallbackChainRow, typeof fallbackChains>({ orm, dialect }, chain, 'fallbackChains.list', (where) =>
+    orm.select().from(fallbackChains).where(where()).orderBy(asc(fallbackChains.createdAt), asc(fallbackChains.id)),
+  )
   return {
-    async list(): Promise<FallbackChainRow[]> {
-      return orm.select().from(fallbackChains).where(chain.where()).orderBy(asc(fallbackChains.createdAt), asc(fallbackChains.id))
+    list(): Promise<FallbackChainRow[]> {
+      return listAll()
     },
     async get(id: string): Promise<FallbackChainRow | undefined> {
       const [row] = await orm

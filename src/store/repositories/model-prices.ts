@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -28,7 +29,7 @@ const BATCH = 500
  * that is already there replaces it whole, its id and creation time included, so the id a request
  * record names as its price source always stands for the rates it was priced at.
  */
-export const modelPricesRepository = ({ orm, tables: { modelPrices } }: Database, orgId: string) => {
+export const modelPricesRepository = ({ orm, dialect, tables: { modelPrices } }: Database, orgId: string) => {
   const price = orgRows(modelPrices, orgId)
   const replaceWhole = {
     target: [modelPrices.orgId, modelPrices.provider, modelPrices.model, modelPrices.effectiveFrom],
@@ -44,13 +45,17 @@ export const modelPricesRepository = ({ orm, tables: { modelPrices } }: Database
     },
   }
   const ordered = [asc(modelPrices.provider), asc(modelPrices.model), asc(modelPrices.effectiveFrom)]
+  // Read every second for each organisation in use (money/price-book.ts): compiled once (compiled-read.ts).
+  const listAll = orgRead<ModelPriceRow, typeof modelPrices>({ orm, dialect }, price, 'modelPrices.list', (where) =>
+    orm
+      .select()
+      .from(modelPrices)
+      .where(where())
+      .orderBy(...ordered),
+  )
   return {
-    async list(): Promise<ModelPriceRow[]> {
-      return orm
-        .select()
-        .from(modelPrices)
-        .where(price.where())
-        .orderBy(...ordered)
+    list(): Promise<ModelPriceRow[]> {
+      return listAll()
     },
     /** Every override of one model id, oldest first. */
     async forModel(provider: string, model: string): Promise<ModelPriceRow[]> {

@@ -1,3 +1,4 @@
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 import type { Clock } from '../store'
@@ -43,15 +44,19 @@ export const defaultSettings = (orgId: string): OrganizationSettings => ({
 
 /** One organisation's settings. */
 export const organizationSettingsRepository = (
-  { orm, tables: { organizationSettings } }: Database,
+  { orm, dialect, tables: { organizationSettings } }: Database,
   orgId: string,
   now: Clock,
 ) => {
   const settings = orgRows(organizationSettings, orgId)
-  const get = async (): Promise<OrganizationSettings> => {
-    const [row] = await orm.select().from(organizationSettings).where(settings.where()).limit(1)
-    return row ?? defaultSettings(orgId)
-  }
+  // Read every second for each organisation in use (the body policy, spend policy): compiled once (compiled-read.ts).
+  const row = orgRead<OrganizationSettings, typeof organizationSettings>(
+    { orm, dialect },
+    settings,
+    'organizationSettings.get',
+    (where) => orm.select().from(organizationSettings).where(where()).limit(1),
+  )
+  const get = async (): Promise<OrganizationSettings> => (await row())[0] ?? defaultSettings(orgId)
   return {
     get,
     /** Changes some settings, creating the row with the defaults for the rest when there is none. */

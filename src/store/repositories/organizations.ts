@@ -56,8 +56,8 @@ export const organizationsRepository = ({ orm, dialect, tables }: Database) => {
       await orm.insert(organizations).values(org)
     },
     /** Read with every credential the authenticator looks up: compiled once (compiled-read.ts). */
-    get(id: string): Promise<Organization | undefined> {
-      return organizationById({ id })
+    async get(id: string): Promise<Organization | undefined> {
+      return (await organizationById({ id }))[0]
     },
     /**
      * Deletes the organisation and everything of it: the tables that reference it go by cascade, the

@@ -1,5 +1,6 @@
-import { count, desc, eq } from 'drizzle-orm'
+import { count, desc, eq, sql } from 'drizzle-orm'
 import type { ProviderName } from '../../directory/providers'
+import { orgRead } from '../compiled-read'
 import type { Database } from '../database'
 import type { ConnectionSettings } from '../json-columns'
 import { orgRows } from '../scope'
@@ -20,8 +21,16 @@ export interface ProviderKeyRecord {
 }
 
 /** One organisation's provider keys: another organisation's key is not found. */
-export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } }: Database, orgId: string) => {
+export const providerKeysRepository = ({ orm, dialect, tables: { providerKeys, apiKeys } }: Database, orgId: string) => {
   const key = orgRows(providerKeys, orgId)
+  // Read every second for each organisation and provider in use (directory/connections.ts): compiled once (compiled-read.ts).
+  const listOfProvider = orgRead<ProviderKeyRecord, typeof providerKeys>({ orm, dialect }, key, 'providerKeys.listFor', (where) =>
+    orm
+      .select()
+      .from(providerKeys)
+      .where(where(eq(providerKeys.provider, sql.placeholder('provider'))))
+      .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id)),
+  )
   const apiKey = orgRows(apiKeys, orgId)
   return {
     async create(fields: Omit<ProviderKeyRecord, 'orgId'>): Promise<void> {
@@ -49,12 +58,8 @@ export const providerKeysRepository = ({ orm, tables: { providerKeys, apiKeys } 
       return row
     },
     /** Every key of a provider, newest first: the keys the gateway balances a provider's calls over. */
-    async listFor(provider: ProviderKeyRecord['provider']): Promise<ProviderKeyRecord[]> {
-      return orm
-        .select()
-        .from(providerKeys)
-        .where(key.where(eq(providerKeys.provider, provider)))
-        .orderBy(desc(providerKeys.createdAt), desc(providerKeys.id))
+    listFor(provider: ProviderKeyRecord['provider']): Promise<ProviderKeyRecord[]> {
+      return listOfProvider({ provider })
     },
     /** How many keys the organisation has of each provider it has any of; the keys themselves stay unread. */
     async countsByProvider(): Promise<Array<{ provider: ProviderKeyRecord['provider']; keys: number }>> {

@@ -165,12 +165,12 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * answer depends on the owner (spec 4.2: another organisation's id is 404, an unknown one 202), and
      * which compares the owner before it shows anything.
      */
-    ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      return recordById({ id })
+    async ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
+      return (await recordById({ id }))[0]
     },
     /** Scoped by organisation: another organisation's request is not found. */
-    get(orgId: string, id: string): Promise<RequestRecord | undefined> {
-      return recordByOrgAndId({ orgId, id })
+    async get(orgId: string, id: string): Promise<RequestRecord | undefined> {
+      return (await recordByOrgAndId({ orgId, id }))[0]
     },
     /** The latest calls a fallback chain served (or failed), newest first. */
     async recentForChain(orgId: string, chainId: string, limit: number): Promise<RequestRecord[]> {
