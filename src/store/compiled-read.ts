@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Database, Dialect, Orm } from './database'
 import { narrowing, type OrgRows, type OrgTable } from './scope'
 
@@ -36,6 +37,21 @@ export function compiledRead<Row>(dialect: Dialect, build: () => CompilableSelec
     read ??= compile()
     return read(values)
   }
+}
+
+/** A table's row by its id, read by a statement compiled once. */
+export function rowById<Row>(
+  { orm, dialect }: Pick<Database, 'orm' | 'dialect'>,
+  table: SQLiteTable & { id: SQLiteColumn },
+): (id: string) => Promise<Row | undefined> {
+  const read = compiledRead<Row>(dialect, () =>
+    orm
+      .select()
+      .from(table)
+      .where(eq(table.id, sql.placeholder('id')))
+      .limit(1),
+  )
+  return async (id) => (await read({ id }))[0]
 }
 
 /** The statements compiled for every organisation, per query builder and by name (a Postgres transaction's has its own). */

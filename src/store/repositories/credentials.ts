@@ -1,5 +1,5 @@
-import { desc, eq, isNull, sql } from 'drizzle-orm'
-import { compiledRead } from '../compiled-read'
+import { desc, eq, isNull } from 'drizzle-orm'
+import { rowById } from '../compiled-read'
 import type { Database } from '../database'
 import { orgRows } from '../scope'
 
@@ -35,29 +35,17 @@ export interface ApiKeyRecord {
  */
 export const credentialsRepository = ({ orm, dialect, tables: { sessions, apiKeys } }: Database) => {
   // Read whenever the authenticator's cache of a credential expires: once a second for each in use.
-  const sessionById = compiledRead<SessionRecord>(dialect, () =>
-    orm
-      .select()
-      .from(sessions)
-      .where(eq(sessions.id, sql.placeholder('id')))
-      .limit(1),
-  )
-  const apiKeyById = compiledRead<ApiKeyRecord>(dialect, () =>
-    orm
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.id, sql.placeholder('id')))
-      .limit(1),
-  )
+  const sessionById = rowById<SessionRecord>({ orm, dialect }, sessions)
+  const apiKeyById = rowById<ApiKeyRecord>({ orm, dialect }, apiKeys)
   return {
-    async session(id: string): Promise<SessionRecord | undefined> {
-      return (await sessionById({ id }))[0]
+    session(id: string): Promise<SessionRecord | undefined> {
+      return sessionById(id)
     },
     async revokeSession(id: string, at: Date): Promise<void> {
       await orm.update(sessions).set({ revokedAt: at }).where(eq(sessions.id, id))
     },
-    async apiKey(id: string): Promise<ApiKeyRecord | undefined> {
-      return (await apiKeyById({ id }))[0]
+    apiKey(id: string): Promise<ApiKeyRecord | undefined> {
+      return apiKeyById(id)
     },
     async touchApiKey(id: string, at: Date): Promise<void> {
       await orm.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id))

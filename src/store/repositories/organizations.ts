@@ -1,6 +1,6 @@
 import { eq, type Placeholder, sql } from 'drizzle-orm'
 import type { Tier } from '../../auth/tiers'
-import { compiledRead } from '../compiled-read'
+import { rowById } from '../compiled-read'
 import type { Database } from '../database'
 
 export const TEAM_VISIBILITY = ['all', 'members'] as const
@@ -44,20 +44,14 @@ export const organizationsRepository = ({ orm, dialect, tables }: Database) => {
   // The request log's writer takes credits in every batch: on SQLite the statement is built and
   // compiled once, not anew by drizzle and SQLite for each batch.
   let addCreditsPrepared: ReturnType<ReturnType<typeof addCreditsStatement>['prepare']> | undefined
-  const organizationById = compiledRead<Organization>(dialect, () =>
-    orm
-      .select()
-      .from(organizations)
-      .where(eq(organizations.id, sql.placeholder('id')))
-      .limit(1),
-  )
+  const organizationById = rowById<Organization>({ orm, dialect }, organizations)
   return {
     async create(org: Omit<Organization, 'teamVisibility'> & { teamVisibility?: TeamVisibility }): Promise<void> {
       await orm.insert(organizations).values(org)
     },
     /** Read with every credential the authenticator looks up: compiled once (compiled-read.ts). */
-    async get(id: string): Promise<Organization | undefined> {
-      return (await organizationById({ id }))[0]
+    get(id: string): Promise<Organization | undefined> {
+      return organizationById(id)
     },
     /**
      * Deletes the organisation and everything of it: the tables that reference it go by cascade, the

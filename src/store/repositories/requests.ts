@@ -1,5 +1,5 @@
 import { type AnyColumn, and, asc, count, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
-import { compiledRead } from '../compiled-read'
+import { compiledRead, rowById } from '../compiled-read'
 import type { Database } from '../database'
 import { type Grouping, grouping } from '../grouping'
 import type { CallAttempt } from '../json-columns'
@@ -85,21 +85,15 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
   // SQLite runs in-process: one prepared single-row INSERT run per record is three times faster than
   // building multi-row statements, and the writer does this all day.
   let insertOne: ((record: RequestRecord) => boolean) | undefined
-  const byId = () =>
-    orm
-      .select()
-      .from(requests)
-      .where(eq(requests.id, sql.placeholder('id')))
-      .limit(1)
-  const byOrgAndId = () =>
+  // A call's record by its id is read for every metadata lookup and feedback (compiled-read.ts).
+  const recordById = rowById<RequestRecord>({ orm, dialect }, requests)
+  const recordByOrgAndId = compiledRead<RequestRecord>(dialect, () =>
     orm
       .select()
       .from(requests)
       .where(and(eq(requests.orgId, sql.placeholder('orgId')), eq(requests.id, sql.placeholder('id'))))
-      .limit(1)
-  // A call's record by its id is read for every metadata lookup and feedback (compiled-read.ts).
-  const recordById = compiledRead<RequestRecord>(dialect, byId)
-  const recordByOrgAndId = compiledRead<RequestRecord>(dialect, byOrgAndId)
+      .limit(1),
+  )
   const countWhere = async (where: SQL): Promise<number> => {
     const [row] = await orm.select({ n: count() }).from(requests).where(where)
     return Number(row?.n ?? 0)
@@ -165,8 +159,8 @@ export const requestsRepository = ({ orm, dialect, all, prepare, tables: { reque
      * answer depends on the owner (spec 4.2: another organisation's id is 404, an unknown one 202), and
      * which compares the owner before it shows anything.
      */
-    async ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
-      return (await recordById({ id }))[0]
+    ofAnyOrganization(id: string): Promise<RequestRecord | undefined> {
+      return recordById(id)
     },
     /** Scoped by organisation: another organisation's request is not found. */
     async get(orgId: string, id: string): Promise<RequestRecord | undefined> {
