@@ -263,6 +263,24 @@ for (const dialect of DIALECTS) {
       expect(await store.organizations.get(id)).toBeUndefined()
     })
 
+    test("the first two transactions at once, on a store that has run none, each refuse their work's statement outside them", async () => {
+      const fresh = await openTestDatabase(dialect)
+      try {
+        const ids = [randomUUID(), randomUUID()]
+        const attempts = ids.map((id) =>
+          fresh.store.transaction(async (tx) => {
+            await tx.organizations.create({ id, name: 'half', tier: 'free', creditBalanceNano: 0, createdAt: now })
+            await fresh.store.organizations.rename(id, 'outside')
+          }),
+        )
+        for (const attempt of attempts)
+          await expect(attempt).rejects.toThrow('use the repositories the transaction hands its work')
+        for (const id of ids) expect(await fresh.store.organizations.get(id)).toBeUndefined()
+      } finally {
+        await fresh.close()
+      }
+    })
+
     test('a transaction that fails leaves nothing behind', async () => {
       const id = randomUUID()
       await expect(

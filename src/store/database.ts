@@ -71,7 +71,11 @@ class TransactionScope {
   private inside: AsyncLocalStorage<true> | undefined
 
   async run<T>(work: () => Promise<T>): Promise<T> {
-    this.inside ??= new (await import('node:async_hooks')).AsyncLocalStorage<true>()
+    if (!this.inside) {
+      const { AsyncLocalStorage } = await import('node:async_hooks')
+      // Checked again after the import: two first transactions at once must share one store.
+      this.inside ??= new AsyncLocalStorage<true>()
+    }
     return this.inside.run(true, work)
   }
 
