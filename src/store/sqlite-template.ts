@@ -17,8 +17,8 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS'])
  */
 export async function placeSqliteTemplate(path: string): Promise<readonly string[] | undefined> {
   if (existsSync(path) || existsSync(`${path}-wal`) || existsSync(`${path}-journal`)) return undefined
-  // Read only here: a start on an existing database does not evaluate the template's text.
-  const { sqliteTemplate } = await import('./migrations.generated')
+  // Read only here: a start on an existing database does not evaluate the copy's text.
+  const { sqliteTemplate } = await import('./sqlite-template.generated')
   // Not the process id: replicas in containers sharing a volume are all process 1.
   const staged = `${path}.${crypto.randomUUID()}.new`
   const fd = openSync(staged, 'wx', 0o644)
