@@ -70,15 +70,10 @@ for (const dialect of DIALECTS)
     /** An organisation's chains through one statement per name, as its repository reads them. */
     const chainsOf = (orgId: string, name: string, onBuild: () => void = () => undefined) => {
       const { fallbackChains } = t.db.tables
-      return orgRead<{ id: string; matchModel: string }, typeof fallbackChains>(
-        t.db,
-        orgRows(fallbackChains, orgId),
-        name,
-        (where) => {
-          onBuild()
-          return t.db.orm.select().from(fallbackChains).where(where()).orderBy(asc(fallbackChains.matchModel))
-        },
-      )
+      return orgRead<{ id: string; matchModel: string }>(t.db, orgRows(fallbackChains, orgId), name, (where) => {
+        onBuild()
+        return t.db.orm.select().from(fallbackChains).where(where()).orderBy(asc(fallbackChains.matchModel))
+      })
     }
 
     test("an organisation's read finds its own rows only", async () => {
@@ -103,15 +98,11 @@ for (const dialect of DIALECTS)
 
     test("a read's further placeholders take its values", async () => {
       const { fallbackChains } = t.db.tables
-      const byAlias = orgRead<{ id: string }, typeof fallbackChains>(
-        t.db,
-        orgRows(fallbackChains, 'org_a'),
-        'test.byAlias',
-        (where) =>
-          t.db.orm
-            .select()
-            .from(fallbackChains)
-            .where(where(eq(fallbackChains.matchModel, sql.placeholder('alias')))),
+      const byAlias = orgRead<{ id: string }>(t.db, orgRows(fallbackChains, 'org_a'), 'test.byAlias', (where) =>
+        t.db.orm
+          .select()
+          .from(fallbackChains)
+          .where(where(eq(fallbackChains.matchModel, sql.placeholder('alias')))),
       )
       expect((await byAlias({ alias: 'smart' })).map((c) => c.id)).toEqual(['chain_org_a_smart'])
       expect(await byAlias({ alias: 'cheap' })).toEqual([])

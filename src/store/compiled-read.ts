@@ -55,7 +55,7 @@ export function rowById<Row>(
 }
 
 /** The statements compiled for every organisation, per query builder and by name (a Postgres transaction's has its own). */
-const perDatabase = new WeakMap<Orm, Map<string, Read<unknown>>>()
+const perQueryBuilder = new WeakMap<Orm, Map<string, Read<unknown>>>()
 
 /**
  * One organisation's rows read by a statement compiled once for all organisations, and kept with its
@@ -66,16 +66,16 @@ const perDatabase = new WeakMap<Orm, Map<string, Read<unknown>>>()
  * by construction, as every statement of an organisation's repository is. Other placeholders take the
  * read's `values`.
  */
-export function orgRead<Row, T extends OrgTable>(
+export function orgRead<Row>(
   db: Pick<Database, 'orm' | 'dialect'>,
-  rows: OrgRows<T>,
+  rows: OrgRows<OrgTable>,
   name: string,
-  build: (where: OrgRows<T>['where']) => CompilableSelect,
+  build: (where: OrgRows<OrgTable>['where']) => CompilableSelect,
 ): (values?: Record<string, unknown>) => Promise<Row[]> {
-  let compiled = perDatabase.get(db.orm)
+  let compiled = perQueryBuilder.get(db.orm)
   if (!compiled) {
     compiled = new Map()
-    perDatabase.set(db.orm, compiled)
+    perQueryBuilder.set(db.orm, compiled)
   }
   let read = compiled.get(name)
   if (!read) {

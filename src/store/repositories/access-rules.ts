@@ -32,7 +32,7 @@ export interface AccessDefaultRow {
 export const accessRulesRepository = ({ orm, dialect, tables: { accessRules } }: Database, orgId: string) => {
   const rule = orgRows(accessRules, orgId)
   // Read every few seconds for each organisation in use (governance/policies.ts): compiled once (compiled-read.ts).
-  const listAll = orgRead<AccessRuleRow, typeof accessRules>({ orm, dialect }, rule, 'accessRules.list', (where) =>
+  const listAll = orgRead<AccessRuleRow>({ orm, dialect }, rule, 'accessRules.list', (where) =>
     orm.select().from(accessRules).where(where()).orderBy(asc(accessRules.createdAt), asc(accessRules.id)),
   )
   return {
@@ -78,7 +78,7 @@ export const accessRulesRepository = ({ orm, dialect, tables: { accessRules } }:
 /** One organisation's defaults per resource kind; a kind without a row allows. */
 export const accessDefaultsRepository = ({ orm, dialect, tables: { accessDefaults } }: Database, orgId: string) => {
   const row = orgRows(accessDefaults, orgId)
-  const listAll = orgRead<AccessDefaultRow, typeof accessDefaults>({ orm, dialect }, row, 'accessDefaults.list', (where) =>
+  const listAll = orgRead<AccessDefaultRow>({ orm, dialect }, row, 'accessDefaults.list', (where) =>
     orm.select().from(accessDefaults).where(where()),
   )
   return {

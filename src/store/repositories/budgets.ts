@@ -53,7 +53,7 @@ export interface BudgetNotice {
 export const budgetLimitsRepository = ({ orm, dialect, tables: { budgetLimits } }: Database, orgId: string) => {
   const limit = orgRows(budgetLimits, orgId)
   // Read every second for each organisation in use (spend/policy.ts): compiled once (compiled-read.ts).
-  const listAll = orgRead<BudgetLimit, typeof budgetLimits>({ orm, dialect }, limit, 'budgetLimits.list', (where) =>
+  const listAll = orgRead<BudgetLimit>({ orm, dialect }, limit, 'budgetLimits.list', (where) =>
     orm.select().from(budgetLimits).where(where()).orderBy(asc(budgetLimits.createdAt), asc(budgetLimits.id)),
   )
   return {
@@ -111,11 +111,8 @@ export const budgetLimitsRepository = ({ orm, dialect, tables: { budgetLimits } 
 export const downgradeMappingsRepository = ({ orm, dialect, tables: { downgradeMappings } }: Database, orgId: string) => {
   const mapping = orgRows(downgradeMappings, orgId)
   // Read every second for each organisation in use (spend/policy.ts): compiled once (compiled-read.ts).
-  const listAll = orgRead<DowngradeMapping, typeof downgradeMappings>(
-    { orm, dialect },
-    mapping,
-    'downgradeMappings.list',
-    (where) => orm.select().from(downgradeMappings).where(where()).orderBy(asc(downgradeMappings.createdAt)),
+  const listAll = orgRead<DowngradeMapping>({ orm, dialect }, mapping, 'downgradeMappings.list', (where) =>
+    orm.select().from(downgradeMappings).where(where()).orderBy(asc(downgradeMappings.createdAt)),
   )
   return {
     list(): Promise<DowngradeMapping[]> {

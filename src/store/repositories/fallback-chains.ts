@@ -29,7 +29,7 @@ export const ALIAS_TAKEN = 'alias_taken' as const
 export const fallbackChainsRepository = ({ orm, dialect, tables: { fallbackChains } }: Database, orgId: string) => {
   const chain = orgRows(fallbackChains, orgId)
   // Read every second for each organisation in use (directory/chains.ts): compiled once (compiled-read.ts).
-  const listAll = orgRead<FallbackChainRow, typeof fallbackChains>({ orm, dialect }, chain, 'fallbackChains.list', (where) =>
+  const listAll = orgRead<FallbackChainRow>({ orm, dialect }, chain, 'fallbackChains.list', (where) =>
     orm.select().from(fallbackChains).where(where()).orderBy(asc(fallbackChains.createdAt), asc(fallbackChains.id)),
   )
   return {

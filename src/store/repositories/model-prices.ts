@@ -46,7 +46,7 @@ export const modelPricesRepository = ({ orm, dialect, tables: { modelPrices } }:
   }
   const ordered = [asc(modelPrices.provider), asc(modelPrices.model), asc(modelPrices.effectiveFrom)]
   // Read every second for each organisation in use (money/price-book.ts): compiled once (compiled-read.ts).
-  const listAll = orgRead<ModelPriceRow, typeof modelPrices>({ orm, dialect }, price, 'modelPrices.list', (where) =>
+  const listAll = orgRead<ModelPriceRow>({ orm, dialect }, price, 'modelPrices.list', (where) =>
     orm
       .select()
       .from(modelPrices)

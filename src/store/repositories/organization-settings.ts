@@ -50,11 +50,8 @@ export const organizationSettingsRepository = (
 ) => {
   const settings = orgRows(organizationSettings, orgId)
   // Read every second for each organisation in use (the body policy, spend policy): compiled once (compiled-read.ts).
-  const row = orgRead<OrganizationSettings, typeof organizationSettings>(
-    { orm, dialect },
-    settings,
-    'organizationSettings.get',
-    (where) => orm.select().from(organizationSettings).where(where()).limit(1),
+  const row = orgRead<OrganizationSettings>({ orm, dialect }, settings, 'organizationSettings.get', (where) =>
+    orm.select().from(organizationSettings).where(where()).limit(1),
   )
   const get = async (): Promise<OrganizationSettings> => (await row())[0] ?? defaultSettings(orgId)
   return {

@@ -24,7 +24,7 @@ export interface ProviderKeyRecord {
 export const providerKeysRepository = ({ orm, dialect, tables: { providerKeys, apiKeys } }: Database, orgId: string) => {
   const key = orgRows(providerKeys, orgId)
   // Read every second for each organisation and provider in use (directory/connections.ts): compiled once (compiled-read.ts).
-  const listOfProvider = orgRead<ProviderKeyRecord, typeof providerKeys>({ orm, dialect }, key, 'providerKeys.listFor', (where) =>
+  const listOfProvider = orgRead<ProviderKeyRecord>({ orm, dialect }, key, 'providerKeys.listFor', (where) =>
     orm
       .select()
       .from(providerKeys)
