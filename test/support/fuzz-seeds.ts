@@ -50,6 +50,13 @@ export const DEFECT_SEEDS: readonly number[] = [
   // named. Not reproduced here: each passed the sqlite and the Postgres halves alone, and 944398589 its
   // sqlite half at GW_FUZZ_SCALE=4 beside the two Postgres runs. Replayed by every run for that reason.
   944398589, 597256257,
+  // Reported on 2026-11-28 (fifteenth session), sqlite's POST /v1/auth/login quoted beside the report
+  // as passing, the failing test not named. Not reproduced here: each passed the hostile-input suite
+  // alone (both dialects), the whole `bun test` with its seed, the suite's sqlite half with two busy
+  // loops on both cores, and both seeds' suites at once beside a whole run of the other. The slowest
+  // calls they draw are sign-ins (argon2id, 240-880 ms each here), far under
+  // the 3 s a call may take. Replayed by every run, so a failure of theirs is caught where it happens.
+  379384099, 15740057,
 ]
 
 function runSeed(): number {
