@@ -54,8 +54,8 @@ export const DEFECT_SEEDS: readonly number[] = [
   // as passing, the failing test not named. Not reproduced here: each passed the hostile-input suite
   // alone (both dialects), the whole `bun test` with its seed, the suite's sqlite half with two busy
   // loops on both cores, and both seeds' suites at once beside a whole run of the other. The slowest
-  // calls they draw are sign-ins (argon2id, 240-880 ms each here), far under
-  // the 3 s a call may take. Replayed by every run, so a failure of theirs is caught where it happens.
+  // calls they draw are sign-ins (argon2id, 240-880 ms each here), far under the 3 s a call may take.
+  // Replayed by every run, so a failure of theirs is caught where it happens.
   379384099, 15740057,
 ]
 
