@@ -28,6 +28,7 @@ export const sqliteMigrationTags: readonly string[] = [
   '0023_add_request_retention',
   '0024_add_provider_key_settings',
   '0025_add_request_meta_columns',
+  '0026_partial_person_indexes',
 ]
 
 export const pgMigrationTags: readonly string[] = [
@@ -57,4 +58,5 @@ export const pgMigrationTags: readonly string[] = [
   '0023_add_request_retention',
   '0024_add_provider_key_settings',
   '0025_add_request_meta_columns',
+  '0026_partial_person_indexes',
 ]

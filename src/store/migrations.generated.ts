@@ -26,6 +26,7 @@ import pg22 from '../../drizzle/pg/0022_tool_rates.sql' with { type: 'text' }
 import pg23 from '../../drizzle/pg/0023_add_request_retention.sql' with { type: 'text' }
 import pg24 from '../../drizzle/pg/0024_add_provider_key_settings.sql' with { type: 'text' }
 import pg25 from '../../drizzle/pg/0025_add_request_meta_columns.sql' with { type: 'text' }
+import pg26 from '../../drizzle/pg/0026_partial_person_indexes.sql' with { type: 'text' }
 import sqlite0 from '../../drizzle/sqlite/0000_init.sql' with { type: 'text' }
 import sqlite1 from '../../drizzle/sqlite/0001_gateway.sql' with { type: 'text' }
 import sqlite2 from '../../drizzle/sqlite/0002_request_bodies.sql' with { type: 'text' }
@@ -52,6 +53,7 @@ import sqlite22 from '../../drizzle/sqlite/0022_tool_rates.sql' with { type: 'te
 import sqlite23 from '../../drizzle/sqlite/0023_add_request_retention.sql' with { type: 'text' }
 import sqlite24 from '../../drizzle/sqlite/0024_add_provider_key_settings.sql' with { type: 'text' }
 import sqlite25 from '../../drizzle/sqlite/0025_add_request_meta_columns.sql' with { type: 'text' }
+import sqlite26 from '../../drizzle/sqlite/0026_partial_person_indexes.sql' with { type: 'text' }
 import type { EmbeddedMigration } from './migrate'
 
 export const sqliteMigrations: EmbeddedMigration[] = [
@@ -81,6 +83,7 @@ export const sqliteMigrations: EmbeddedMigration[] = [
   { tag: '0023_add_request_retention', sql: sqlite23 },
   { tag: '0024_add_provider_key_settings', sql: sqlite24 },
   { tag: '0025_add_request_meta_columns', sql: sqlite25 },
+  { tag: '0026_partial_person_indexes', sql: sqlite26 },
 ]
 
 export const pgMigrations: EmbeddedMigration[] = [
@@ -110,6 +113,7 @@ export const pgMigrations: EmbeddedMigration[] = [
   { tag: '0023_add_request_retention', sql: pg23 },
   { tag: '0024_add_provider_key_settings', sql: pg24 },
   { tag: '0025_add_request_meta_columns', sql: pg25 },
+  { tag: '0026_partial_person_indexes', sql: pg26 },
 ]
 
 /** What every SQLite migration above ends at, created at once on a database that has none of them (see migrate.ts). */
@@ -162,7 +166,6 @@ export const sqliteFreshSchema: readonly string[] = [
   'CREATE INDEX `memberships_user_idx` ON `memberships` (`user_id`)',
   'CREATE INDEX `requests_org_time_idx` ON `requests` (`org_id`,`created_at`)',
   'CREATE INDEX `requests_org_model_time_idx` ON `requests` (`org_id`,`model`,`created_at`)',
-  'CREATE INDEX `requests_org_user_time_idx` ON `requests` (`org_id`,`user_id`,`created_at`)',
   'CREATE INDEX `roles_org_idx` ON `roles` (`org_id`)',
   'CREATE INDEX `sessions_user_idx` ON `sessions` (`user_id`)',
   'CREATE UNIQUE INDEX `teams_org_name_idx` ON `teams` (`org_id`,`name`)',
@@ -182,7 +185,6 @@ export const sqliteFreshSchema: readonly string[] = [
   'CREATE INDEX `outbox_due_idx` ON `outbox` (`status`,`next_attempt_at`)',
   'CREATE INDEX `outbox_webhook_idx` ON `outbox` (`webhook_id`,`created_at`)',
   'CREATE INDEX `webhooks_org_idx` ON `webhooks` (`org_id`)',
-  'CREATE INDEX `requests_org_customer_time_idx` ON `requests` (`org_id`,`customer_id`,`created_at`)',
   'CREATE UNIQUE INDEX `budget_limits_identity_idx` ON `budget_limits` (`org_id`,`kind`,`scope_kind`,`scope_id`,`metric`,`period`,`period_seconds`)',
   'CREATE UNIQUE INDEX `budget_notices_once_idx` ON `budget_notices` (`limit_id`,`scope_id`,`window_start`,`threshold`)',
   'CREATE INDEX `budget_notices_org_time_idx` ON `budget_notices` (`org_id`,`created_at`)',
@@ -194,4 +196,6 @@ export const sqliteFreshSchema: readonly string[] = [
   'CREATE UNIQUE INDEX `a2a_agents_org_name_idx` ON `a2a_agents` (`org_id`,`name`)',
   'CREATE UNIQUE INDEX `tool_rates_identity_idx` ON `tool_rates` (`org_id`,`server_id`,`tool`)',
   'CREATE INDEX `request_bodies_org_time_idx` ON `request_bodies` (`org_id`,`created_at`)',
+  'CREATE INDEX `requests_org_user_time_idx` ON `requests` (`org_id`,`user_id`,`created_at`) WHERE "requests"."user_id" is not null',
+  'CREATE INDEX `requests_org_customer_time_idx` ON `requests` (`org_id`,`customer_id`,`created_at`) WHERE "requests"."customer_id" is not null',
 ]
