@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import type { WritableEntry } from '../src/gateway/request-log/request-log'
-import { batchText, entriesOf, ThreadedLogWriter } from '../src/gateway/request-log/writer'
+import { batchText, entriesOf, ThreadedLogWriter, writeEntries } from '../src/gateway/request-log/writer'
 import { FUZZ_SEEDS } from './support/fuzz-seeds'
 import { DIALECTS, openTestDatabase, type TestDatabase } from './support/harness'
 import { requestRecord } from './support/records'
@@ -195,6 +195,57 @@ for (const dialect of DIALECTS) {
         attempts: [{ provider: 'openai', model: 'm\uFFFD', httpStatus: 400, error: 'provider said a\uFFFDb', latencyMs: 1 }],
       })
       expect((await t.store.requestBodies.get(orgId, 'w8'))?.requestBody).toBe('raw\uFFFDbody')
+    })
+
+    const balance = async () => (await t.store.organizations.get(orgId))?.creditBalanceNano ?? 0
+
+    test('a paced batch is written a few records at a time with pauses between, as one batch: records, bodies, charges, nothing twice', async () => {
+      let pauses = 0
+      const write = writeEntries(t.store, Date.now, {
+        every: 8,
+        upTo: 100,
+        pause: () => {
+          pauses += 1
+        },
+      })
+      const ids = Array.from({ length: 20 }, (_, i) => `p${i}`)
+      const before = await balance()
+      // w1 is in the log already: skipped in whichever part it falls.
+      const outcome = await write([
+        ...ids.slice(0, 10).map((id) => entry(id, orgId, 'hi')),
+        entry('w1', orgId, 'again'),
+        ...ids.slice(10).map((id) => entry(id, orgId, 'hi')),
+      ])
+      expect(pauses).toBeGreaterThan(0)
+      expect(outcome?.setAside).toEqual([])
+      expect((await t.store.requests.getMany(orgId, ids)).length).toBe(20)
+      expect((await t.store.requestBodies.getMany(orgId, ids)).length).toBe(20)
+      expect((await t.store.requestBodies.get(orgId, 'w1'))?.requestBody).toContain('[redacted:email]')
+      expect(await balance()).toBe(before - 20 * 2_000_000)
+    })
+
+    test('a batch larger than the paced size is written without a pause: a busy log keeps up first', async () => {
+      let pauses = 0
+      const write = writeEntries(t.store, Date.now, {
+        every: 2,
+        upTo: 5,
+        pause: () => {
+          pauses += 1
+        },
+      })
+      const ids = Array.from({ length: 6 }, (_, i) => `q${i}`)
+      await write(ids.map((id) => entry(id, orgId, 'hi')))
+      expect(pauses).toBe(0)
+      expect((await t.store.requests.getMany(orgId, ids)).length).toBe(6)
+    })
+
+    test('the thread writes a batch larger than one part whole', async () => {
+      const ids = Array.from({ length: 30 }, (_, i) => `r${i}`)
+      const before = await balance()
+      const outcome = await writer.write(ids.map((id) => entry(id, orgId, 'hi')))
+      expect(outcome?.balances.get(orgId)).toBe(before - 30 * 2_000_000)
+      expect((await t.store.requests.getMany(orgId, ids)).length).toBe(30)
+      expect((await t.store.requestBodies.getMany(orgId, ids)).length).toBe(30)
     })
   })
 }

@@ -143,16 +143,50 @@ async function enqueueEvents(tx: Repositories, written: readonly WritableEntry[]
 }
 
 /**
+ * How a writer shares the machine's cores with the server's thread. A batch at 1,000 calls a second
+ * is some 50 records and one or two milliseconds of work in one go; meanwhile the threads a call is
+ * made of (the server's loop, the runtime's HTTP client) can wait for the core the writer holds, up to
+ * the kernel's time slice, and on a two-core machine that wait was most of gw's added p99. Pausing for
+ * a moment every few records lets a waiting thread run at once (bench/results/2026-11-28-writer-pacing.md).
+ * A larger batch means the log is busy or behind, and is written without pauses: keeping up comes first.
+ */
+export interface Pacing {
+  /** Records written between two pauses. */
+  every: number
+  /** The largest batch that is paced. */
+  upTo: number
+  /** Stops this thread for a moment; it must not hand its work to the event loop (a transaction is open). */
+  pause(): void
+}
+
+/** `work` on `items` a part at a time with a pause between parts, or on all of them at once unpaced. */
+async function inParts<T, R>(
+  items: readonly T[],
+  pacing: Pacing | undefined,
+  work: (part: readonly T[]) => R | Promise<R>,
+): Promise<R[]> {
+  if (!pacing) return [await work(items)]
+  const results: R[] = []
+  for (let at = 0; at < items.length; at += pacing.every) {
+    if (at > 0) pacing.pause()
+    results.push(await work(items.slice(at, at + pacing.every)))
+  }
+  return results
+}
+
+/**
  * Writes one batch in one transaction. Records whose id is in the log already are skipped with their
  * bodies, flags and charge: a batch retried after a commit whose answer was lost takes nothing twice.
  * The credits of pass-through-billed calls are taken here, with their records: one UPDATE per
  * organisation per batch, instead of one per call on the answer's path. A lost record can then never
  * have been charged, nor a charge lack its record.
  */
-function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date): Promise<SettledBalances> {
-  const rows = entries.map(rowsOf)
+async function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date, pacing?: Pacing): Promise<SettledBalances> {
+  const rows = (await inParts(entries, pacing, (part) => part.map(rowsOf))).flat()
   return store.transaction(async (tx): Promise<SettledBalances> => {
-    const written = await tx.requests.insertMany(rows.map((r) => r.record))
+    const written = new Set<string>()
+    for (const ids of await inParts(rows, pacing, (part) => tx.requests.insertMany(part.map((r) => r.record))))
+      for (const id of ids) written.add(id)
     const fresh = rows.filter((r) => written.has(r.record.id))
     await enqueueEvents(
       tx,
@@ -160,7 +194,7 @@ function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date): 
       at,
     )
     const bodies = fresh.flatMap((r) => (r.body ? [r.body] : []))
-    if (bodies.length > 0) await tx.requestBodies.insertMany(bodies)
+    if (bodies.length > 0) await inParts(bodies, pacing, (part) => tx.requestBodies.insertMany(part))
     const flags = fresh.flatMap((r) => r.flags)
     if (flags.length > 0) await tx.requestFlags.insertMany(flags)
     const debits = new Map<string, number>()
@@ -186,13 +220,14 @@ function writeBatch(store: Store, entries: readonly WritableEntry[], at: Date): 
  * database is unreachable the batch fails whole, and the log keeps it for later.
  */
 export const writeEntries =
-  (store: Store, now: () => number = Date.now): LogWriter =>
+  (store: Store, now: () => number = Date.now, pacing?: Pacing): LogWriter =>
   async (entries) => {
+    const paced = pacing && entries.length <= pacing.upTo ? pacing : undefined
     const balances = new Map<string, number>()
     const setAside: SetAside[] = []
     const write = async (part: readonly WritableEntry[]): Promise<void> => {
       try {
-        const written = await writeBatch(store, part, new Date(now()))
+        const written = await writeBatch(store, part, new Date(now()), paced)
         for (const [orgId, balance] of written) balances.set(orgId, balance)
       } catch (error) {
         if (storeFault(error) === 'unavailable') throw error

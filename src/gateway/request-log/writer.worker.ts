@@ -8,7 +8,7 @@ import { type Database, openDatabase } from '../../store/database'
 import { errorMessage } from '../../store/faults'
 import { createStore, type Store } from '../../store/store'
 import type { LogWriter } from './request-log'
-import { entriesOf, type WriterReply, type WriterRequest, writeEntries } from './writer'
+import { entriesOf, type Pacing, type WriterReply, type WriterRequest, writeEntries } from './writer'
 
 declare const self: Worker
 
@@ -17,13 +17,22 @@ let write: LogWriter | undefined
 
 const reply = (message: WriterReply) => self.postMessage(message)
 
+/**
+ * With SQLite the inserts run on this thread, so it is paced (see `Pacing`); with Postgres they run in
+ * the database's own processes. A pause is a wait on a cell nothing ever signals: the thread sleeps for
+ * about 20 µs (plus the kernel's timer slack) while the kernel runs whatever waits for its core. A timer
+ * cannot pause for less than a millisecond, which would hold the open transaction's lock that long.
+ */
+const idle = new Int32Array(new SharedArrayBuffer(4))
+const SQLITE_PACING: Pacing = { every: 8, upTo: 200, pause: () => void Atomics.wait(idle, 0, 0, 0.02) }
+
 self.addEventListener('message', async (event: MessageEvent<WriterRequest>) => {
   const request = event.data
   try {
     if ('open' in request) {
       db = await openDatabase({ database: request.open })
       const store: Store = createStore(db)
-      write = writeEntries(store)
+      write = writeEntries(store, Date.now, db.dialect === 'sqlite' ? SQLITE_PACING : undefined)
       return reply({ id: request.id })
     }
     if ('close' in request) {
