@@ -155,7 +155,7 @@ export interface Pacing {
   every: number
   /** The largest batch that is paced. */
   upTo: number
-  /** Stops this thread for a moment; it must not hand its work to the event loop (a transaction is open). */
+  /** Stops this thread for tens of microseconds: some pauses fall inside the batch's open transaction. */
   pause(): void
 }
 
