@@ -239,7 +239,7 @@ for (const dialect of DIALECTS) {
       expect((await t.store.requests.getMany(orgId, ids)).length).toBe(6)
     })
 
-    test('the thread writes a batch larger than one part whole', async () => {
+    test('through the thread, a batch of many records (paced on SQLite) is written whole, and charged', async () => {
       const ids = Array.from({ length: 30 }, (_, i) => `r${i}`)
       const before = await balance()
       const outcome = await writer.write(ids.map((id) => entry(id, orgId, 'hi')))
