@@ -199,15 +199,15 @@ for (const dialect of DIALECTS) {
 
     const balance = async () => (await t.store.organizations.get(orgId))?.creditBalanceNano ?? 0
 
-    test('a paced batch is written a few records at a time with pauses between, as one batch: records, bodies, charges, nothing twice', async () => {
+    /** A writer paced as given, and how many times it has paused so far. */
+    const pacedWriter = (every: number, upTo: number) => {
       let pauses = 0
-      const write = writeEntries(t.store, Date.now, {
-        every: 8,
-        upTo: 100,
-        pause: () => {
-          pauses += 1
-        },
-      })
+      const write = writeEntries(t.store, Date.now, { every, upTo, pause: () => void pauses++ })
+      return { write, pauses: () => pauses }
+    }
+
+    test('a paced batch is written a few records at a time with pauses between, as one batch: records, bodies, charges, nothing twice', async () => {
+      const { write, pauses } = pacedWriter(8, 100)
       const ids = Array.from({ length: 20 }, (_, i) => `p${i}`)
       const before = await balance()
       // w1 is in the log already: skipped in whichever part it falls.
@@ -216,7 +216,7 @@ for (const dialect of DIALECTS) {
         entry('w1', orgId, 'again'),
         ...ids.slice(10).map((id) => entry(id, orgId, 'hi')),
       ])
-      expect(pauses).toBeGreaterThan(0)
+      expect(pauses()).toBeGreaterThan(0)
       expect(outcome?.setAside).toEqual([])
       expect((await t.store.requests.getMany(orgId, ids)).length).toBe(20)
       expect((await t.store.requestBodies.getMany(orgId, ids)).length).toBe(20)
@@ -225,17 +225,10 @@ for (const dialect of DIALECTS) {
     })
 
     test('a batch larger than the paced size is written without a pause: a busy log keeps up first', async () => {
-      let pauses = 0
-      const write = writeEntries(t.store, Date.now, {
-        every: 2,
-        upTo: 5,
-        pause: () => {
-          pauses += 1
-        },
-      })
+      const { write, pauses } = pacedWriter(2, 5)
       const ids = Array.from({ length: 6 }, (_, i) => `q${i}`)
       await write(ids.map((id) => entry(id, orgId, 'hi')))
-      expect(pauses).toBe(0)
+      expect(pauses()).toBe(0)
       expect((await t.store.requests.getMany(orgId, ids)).length).toBe(6)
     })
 
