@@ -57,6 +57,13 @@ export const DEFECT_SEEDS: readonly number[] = [
   // calls they draw are sign-ins (argon2id, 240-880 ms each here), far under the 3 s a call may take.
   // Replayed by every run, so a failure of theirs is caught where it happens.
   379384099, 15740057,
+  // Reported on 2026-11-28 (sixteenth session), with sqlite's POST /v1/chat/completions and POST
+  // /v1/auth/login quoted beside the reports as passing, the failing tests not named. Not reproduced
+  // here: each passed the hostile-input suite alone on both dialects, and 697652179 the whole `bun test`.
+  // The sign-in test, the suite's slowest (8.5-13.8 s here), is some 45 sign-ins of 190 ms each (argon2id;
+  // the slowest 491 ms, under the 3 s a call may take), and the tests after the two quoted passed in
+  // every run. Replayed by every run, so a failure of theirs is caught where it happens.
+  697652179, 532621379,
 ]
 
 function runSeed(): number {
